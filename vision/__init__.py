@@ -1,0 +1,1 @@
+"""Frames in, per-cell observations out: sources, localisation, orientation, reading, tracking."""
