@@ -1,0 +1,196 @@
+"""Chip colour models in a white-balanced Lab space, and the photometric normalisation they need.
+
+Every pixel is first divided by the local white of the board (the card faces around it), so a
+warm lamp, a cool window or a shadow leaves the colours where the model expects them; then it is
+converted to CIE Lab (``L`` 0..100, ``a``/``b`` about -128..127; the white card face sits near
+``(100, 0, 0)``). A ``ColourModel`` holds one prototype per chip label it can report: a centre
+and a spread in that space, compared by a scaled (diagonal Mahalanobis) distance. Defaults are
+physical colour names; ``ColourModel.learn`` replaces them from a few sampled chips, so any
+marker (coins, say) can be taught under a team colour's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from engine.labels import CLASSIC_COLOURS, JUMBO_COLOURS, TEAM_COLOURS
+
+CHIP_LABELS: tuple[str, ...] = (*TEAM_COLOURS, "flipped")
+"""Labels a colour prototype may carry: a team colour, or ``flipped`` (a white, locked chip)."""
+
+MODEL_VERSION = 1
+SPACE = "white-balanced-lab"
+
+
+@dataclass(frozen=True)
+class Prototype:
+    """One chip colour: centre ``(L, a, b)`` and per-axis spread in white-balanced Lab."""
+
+    mean: tuple[float, float, float]
+    spread: tuple[float, float, float]
+
+    def to_dict(self) -> dict[str, list[float]]:
+        return {
+            "mean": [round(float(v), 3) for v in self.mean],
+            "spread": [round(float(v), 3) for v in self.spread],
+        }
+
+
+DEFAULT_PROTOTYPES: dict[str, Prototype] = {
+    # Spreads are wide on L: shading and emboss move lightness far more than hue.
+    "blue": Prototype((40.0, 15.0, -45.0), (30.0, 18.0, 18.0)),
+    "green": Prototype((50.0, -40.0, 22.0), (30.0, 18.0, 18.0)),
+    "red": Prototype((48.0, 58.0, 38.0), (30.0, 18.0, 18.0)),
+    "yellow": Prototype((82.0, 2.0, 75.0), (25.0, 18.0, 22.0)),
+    "flipped": Prototype((92.0, 0.0, 2.0), (14.0, 7.0, 7.0)),
+}
+"""Physical colour names in white-balanced Lab, not any renderer's exact paints."""
+
+SPREAD_FLOOR: tuple[float, float, float] = (8.0, 5.0, 5.0)
+"""Smallest spread a learned prototype may have (a few pixels must not make it razor-thin)."""
+
+
+def default_labels(edition: str) -> tuple[str, ...]:
+    """Chip labels an edition can show: classic blue/green/red; Jumbo yellow/red/blue + flipped."""
+    if edition == "jumbo":
+        return (*JUMBO_COLOURS, "flipped")
+    return CLASSIC_COLOURS
+
+
+@dataclass(frozen=True)
+class ColourModel:
+    """Prototypes of the chip labels this table can show (a subset of ``CHIP_LABELS``)."""
+
+    prototypes: Mapping[str, Prototype] = field(default_factory=dict)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """Chip labels in a fixed order (the order of ``CHIP_LABELS``)."""
+        return tuple(name for name in CHIP_LABELS if name in self.prototypes)
+
+    @classmethod
+    def default(cls, edition: str = "classic") -> ColourModel:
+        """Default prototypes for the chips of ``edition``."""
+        return cls({name: DEFAULT_PROTOTYPES[name] for name in default_labels(edition)})
+
+    @classmethod
+    def learn(
+        cls,
+        samples: Mapping[str, Sequence[np.ndarray] | np.ndarray],
+        *,
+        white: Sequence[float] = (255.0, 255.0, 255.0),
+        base: ColourModel | None = None,
+    ) -> ColourModel:
+        """Learn prototypes from sampled chip pixels.
+
+        ``samples`` maps a chip label to BGR uint8 pixels of that chip (any arrays ending in 3
+        channels: crops, pixel lists). ``white`` is the BGR colour of the board's white card faces
+        in the same frame, so the model is stored white-balanced. Labels not sampled are kept
+        from ``base`` (when given); a sampled label replaces its prototype.
+        """
+        protos = dict(base.prototypes) if base is not None else {}
+        white_arr = np.asarray(white, dtype=np.float32).reshape(3)
+        if np.any(white_arr <= 0):
+            raise ValueError(f"white must be three positive BGR values, got {list(white)}")
+        for name, arrays in samples.items():
+            if name not in CHIP_LABELS:
+                raise ValueError(f"cannot learn {name!r}; chip labels are: {', '.join(CHIP_LABELS)}")
+            parts = [arrays] if isinstance(arrays, np.ndarray) else list(arrays)
+            pixels = [np.asarray(p).reshape(-1, 3) for p in parts if np.asarray(p).size]
+            if not pixels:
+                raise ValueError(f"no pixels sampled for {name!r}")
+            bgr = np.concatenate(pixels).astype(np.float32) / white_arr
+            lab = balanced_lab(bgr.reshape(-1, 1, 3)).reshape(-1, 3)
+            centre = np.median(lab, axis=0)
+            spread = 1.4826 * np.median(np.abs(lab - centre), axis=0) * 2.0
+            spread = np.maximum(spread, SPREAD_FLOOR)
+            protos[name] = Prototype(
+                tuple(float(v) for v in centre), tuple(float(v) for v in spread)  # type: ignore[arg-type]
+            )
+        if not protos:
+            raise ValueError("no colours to learn")
+        return cls(protos)
+
+    def distances(self, lab: np.ndarray) -> np.ndarray:
+        """Scaled distance of each Lab triple to each prototype: ``(..., len(labels))`` float32."""
+        names = self.labels
+        means = np.array([self.prototypes[n].mean for n in names], dtype=np.float32)
+        spreads = np.array([self.prototypes[n].spread for n in names], dtype=np.float32)
+        diff = (np.asarray(lab, dtype=np.float32)[..., None, :] - means) / spreads
+        return np.sqrt(np.sum(diff * diff, axis=-1))
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready form, as stored in a calibration profile."""
+        return {
+            "version": MODEL_VERSION,
+            "space": SPACE,
+            "prototypes": {name: self.prototypes[name].to_dict() for name in self.labels},
+        }
+
+    @classmethod
+    def from_dict(cls, data: object) -> ColourModel:
+        """Inverse of ``to_dict``; ValueError for unknown keys, labels or malformed numbers."""
+        if not isinstance(data, Mapping):
+            raise ValueError(f"colour model must be an object, got {type(data).__name__}")
+        unknown = set(data) - {"version", "space", "prototypes"}
+        if unknown:
+            raise ValueError(f"unknown colour model keys: {', '.join(sorted(map(str, unknown)))}")
+        if data.get("version") != MODEL_VERSION:
+            raise ValueError(f"unsupported colour model version {data.get('version')!r}")
+        if data.get("space") != SPACE:
+            raise ValueError(f"unsupported colour space {data.get('space')!r}; expected {SPACE!r}")
+        raw = data.get("prototypes")
+        if not isinstance(raw, Mapping) or not raw:
+            raise ValueError("colour model needs a non-empty 'prototypes' object")
+        protos = {}
+        for name, entry in raw.items():
+            if name not in CHIP_LABELS:
+                raise ValueError(f"unknown chip label {name!r} in colour model")
+            if not isinstance(entry, Mapping) or set(entry) != {"mean", "spread"}:
+                raise ValueError(f"prototype {name!r} must have exactly 'mean' and 'spread'")
+            mean = _triple(entry["mean"], f"{name}.mean")
+            spread = _triple(entry["spread"], f"{name}.spread")
+            if min(spread) <= 0:
+                raise ValueError(f"{name}.spread must be positive, got {list(spread)}")
+            protos[name] = Prototype(mean, spread)
+        return cls(protos)
+
+
+def _triple(value: object, what: str) -> tuple[float, float, float]:
+    if not isinstance(value, (list, tuple)) or len(value) != 3:
+        raise ValueError(f"{what} must be a list of 3 numbers, got {value!r}")
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        raise ValueError(f"{what} must be a list of 3 numbers, got {value!r}")
+    out = tuple(float(v) for v in value)
+    if not all(np.isfinite(out)):
+        raise ValueError(f"{what} must be finite, got {value!r}")
+    return out  # type: ignore[return-value]
+
+
+# sRGB (D65) primaries -> XYZ, rows X, Y, Z over BGR columns, each row normalised so that the
+# board's white (1, 1, 1) maps to (1, 1, 1): Lab relative to the card face as the white point.
+_BGR_TO_XYZ = np.array(
+    [[0.180423, 0.357580, 0.412453], [0.072169, 0.715160, 0.212671], [0.950227, 0.119193, 0.019334]],
+    dtype=np.float32,
+)
+_BGR_TO_XYZ /= _BGR_TO_XYZ.sum(axis=1, keepdims=True)
+_EPS = 1e-4
+
+
+def balanced_lab(balanced_bgr: np.ndarray) -> np.ndarray:
+    """Lab of white-balanced BGR (``(H, W, 3)`` float, 1.0 = the board's white) -> float32 Lab.
+
+    CIE Lab with the card face as white point; camera values are linearised with gamma 2
+    (close to sRGB) and the cube root is taken everywhere (no linear toe): a few times faster
+    than OpenCV's converter, and the differences are far below chip-to-chip distances.
+    """
+    img = np.asarray(balanced_bgr, dtype=np.float32)
+    img = np.clip(img, _EPS, 1.0)
+    xyz = cv2.transform(img * img, _BGR_TO_XYZ)
+    f = cv2.pow(xyz, 1.0 / 3.0)
+    fx, fy, fz = f[..., 0], f[..., 1], f[..., 2]
+    return np.stack([116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz)], axis=-1)

@@ -1,0 +1,229 @@
+"""One still frame in, the board's 100 cells out: locate -> orient -> rectify -> read.
+
+``detect`` composes the stages and times each one. Where the grid comes from, strongest first:
+corners the user gave; an empty-board reference (re-found by features + homography, which
+survives chips and hands covering the board); a calibration profile's corners; or found from
+scratch with no help. A board that cannot be found gives a falsy ``Detection`` with a reason.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from engine.layout import EDITIONS, SIZE
+from vision.classify import CellReader, ReaderConfig
+from vision.colour import ColourModel
+from vision.warp import check_corners, check_frame
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class DetectConfig:
+    """Options of the composition (the stages keep their own configs)."""
+
+    reader: ReaderConfig = field(default_factory=ReaderConfig)
+    default_edition: str = "classic"
+    relocate_fallback: bool = True
+    """When re-finding from the reference fails, try locating from scratch before giving up."""
+
+
+@dataclass
+class Detection:
+    """The result of ``detect``; falsy (with ``reason``) when the board was not found.
+
+    ``corners`` ``(4, 2)`` float32 canonical (TL, TR, BR, BL; TL = outer corner of cell (0, 0));
+    ``labels`` 10x10 label strings; ``confidence`` ``(10, 10)`` float32 in [0, 1].
+    """
+
+    corners: np.ndarray | None = None
+    labels: list[list[str]] | None = None
+    confidence: np.ndarray | None = None
+    orientation_confidence: float = 0.0
+    edition: str | None = None
+    source: str = ""
+    """How the grid was placed: ``corners``, ``reference``, ``profile`` or ``located``."""
+    reason: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
+    features: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    def __bool__(self) -> bool:
+        return self.corners is not None and self.labels is not None and not self.reason
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``detect --json`` object (an ``{"error": ...}`` object when not found)."""
+        if not self:
+            return {"error": self.reason or "board not found", "timings_ms": _rounded(self.timings)}
+        assert self.corners is not None and self.confidence is not None
+        return {
+            "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in self.corners],
+            "cells": self.labels,
+            "orientation_confidence": round(float(self.orientation_confidence), 4),
+            "confidence": [[round(float(v), 3) for v in row] for row in self.confidence],
+            "edition": self.edition,
+            "source": self.source,
+            "timings_ms": _rounded(self.timings),
+        }
+
+
+def _rounded(timings: dict[str, float]) -> dict[str, float]:
+    return {k: round(v, 2) for k, v in timings.items()}
+
+
+@contextmanager
+def _timed(timings: dict[str, float], stage: str) -> Iterator[None]:
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings[stage] = timings.get(stage, 0.0) + 1000.0 * (time.perf_counter() - start)
+
+
+@dataclass(frozen=True)
+class _Placement:
+    corners: np.ndarray | None
+    edition: str
+    orientation_confidence: float
+    source: str
+    reason: str = ""
+    reference_corners: np.ndarray | None = None
+
+    def __bool__(self) -> bool:
+        return self.corners is not None and not self.reason
+
+
+def _locate_and_orient(frame: np.ndarray, edition: str | None, timings: dict[str, float]) -> _Placement:
+    """Find the grid with no help and decide which corner is (0, 0)."""
+    from vision.locate import locate_grid
+    from vision.orient import orient_grid
+
+    with _timed(timings, "locate"):
+        fit = locate_grid(frame, edition=edition)
+    if not fit:
+        return _Placement(None, edition or "classic", 0.0, "located", reason=fit.reason or "board not found")
+    found_edition = edition or fit.edition or "classic"
+    with _timed(timings, "orient"):
+        orientation = orient_grid(frame, fit.corners, edition=found_edition)
+    corners = np.asarray(orientation.corners, dtype=np.float32)
+    return _Placement(corners, found_edition, float(orientation.confidence), "located")
+
+
+def _place(
+    frame: np.ndarray,
+    *,
+    corners: Any,
+    reference: np.ndarray | None,
+    profile: Any,
+    edition: str | None,
+    config: DetectConfig,
+    timings: dict[str, float],
+) -> _Placement:
+    """Decide where the canonical grid is in ``frame`` (and in the reference, if any)."""
+    if corners is not None:
+        return _Placement(check_corners(corners), edition or config.default_edition, 1.0, "corners")
+    if reference is not None:
+        ref_frame = check_frame(reference)
+        if profile is not None:
+            ref_place = _Placement(check_corners(profile.corners), edition, 1.0, "profile")
+        else:
+            ref_place = _locate_and_orient(ref_frame, edition, timings)
+            if not ref_place:
+                return _Placement(None, ref_place.edition, 0.0, "reference",
+                                  reason=f"board not found in the reference image: {ref_place.reason}")
+        assert ref_place.corners is not None
+        ref_edition = edition or ref_place.edition or config.default_edition
+        from vision.reference import Reference, relocate
+
+        with _timed(timings, "reference"):
+            ref = Reference.build(ref_frame, ref_place.corners, edition=ref_edition)
+        with _timed(timings, "relocate"):
+            fit = relocate(frame, ref)
+        if fit:
+            return _Placement(np.asarray(fit.corners, np.float32), ref_edition,
+                              ref_place.orientation_confidence, "reference",
+                              reference_corners=ref_place.corners)
+        log.info("re-finding from the reference failed: %s", fit.reason)
+        if not config.relocate_fallback:
+            return _Placement(None, ref_edition, 0.0, "reference", reason=fit.reason or "board not found")
+        placed = _locate_and_orient(frame, ref_edition, timings)
+        return _Placement(placed.corners, placed.edition, placed.orientation_confidence, placed.source,
+                          placed.reason)
+    if profile is not None:
+        return _Placement(check_corners(profile.corners), edition or config.default_edition, 1.0, "profile")
+    return _locate_and_orient(frame, edition, timings)
+
+
+def detect(
+    frame: np.ndarray,
+    *,
+    corners: Any = None,
+    reference: np.ndarray | None = None,
+    profile: Any = None,
+    edition: str | None = None,
+    config: DetectConfig = DetectConfig(),
+) -> Detection:
+    """Read the board in ``frame`` (``(H, W, 3)`` uint8 BGR).
+
+    ``corners``: canonical grid corners ``(4, 2)`` (they override everything); ``reference``: an
+    image of the empty board under the same camera; ``profile``: a calibration profile (uses its
+    edition, corners and colour model; pass its reference image as ``reference``); ``edition``:
+    ``"classic"`` or ``"jumbo"`` (otherwise from the profile, or guessed when locating).
+    Raises ``ValueError`` only for malformed arguments; a board not found is a falsy result.
+    """
+    timings: dict[str, float] = {}
+    start = time.perf_counter()
+    frame = check_frame(frame)
+    if edition is not None and edition not in EDITIONS:
+        raise ValueError(f"unknown edition {edition!r}; expected one of: {', '.join(EDITIONS)}")
+    if edition is None and profile is not None:
+        edition = profile.edition
+    placed = _place(frame, corners=corners, reference=reference, profile=profile, edition=edition,
+                    config=config, timings=timings)
+    if not placed:
+        timings["total"] = 1000.0 * (time.perf_counter() - start)
+        return Detection(edition=placed.edition, source=placed.source, reason=placed.reason, timings=timings)
+    assert placed.corners is not None
+    model = _colour_model(profile, placed.edition)
+    reader = CellReader(edition=placed.edition, colour_model=model, config=config.reader)
+    if reference is not None and placed.reference_corners is not None:
+        with _timed(timings, "reference"):
+            reader.set_reference(reader.rectify(reference, placed.reference_corners))
+    with _timed(timings, "read"):
+        reading = reader.read(frame, placed.corners)
+    timings["total"] = 1000.0 * (time.perf_counter() - start)
+    return Detection(
+        corners=placed.corners,
+        labels=reading.labels,
+        confidence=reading.confidence,
+        orientation_confidence=placed.orientation_confidence,
+        edition=placed.edition,
+        source=placed.source,
+        timings=timings,
+        features=reading.features,
+    )
+
+
+def _colour_model(profile: Any, edition: str) -> ColourModel:
+    """The profile's colour model when it has one, else the edition's defaults."""
+    data = getattr(profile, "colour_model", None) if profile is not None else None
+    if data:
+        return ColourModel.from_dict(data)
+    return ColourModel.default(edition)
+
+
+def label_grid_text(labels: list[list[str]]) -> str:
+    """10 lines in the engine's text notation; a flipped chip (no colour) is written ``W``."""
+    from engine.labels import EMPTY_CHAR, FREE_CHAR, LETTER
+
+    chars = {"free": FREE_CHAR, "empty": EMPTY_CHAR, "flipped": "W", "unknown": "?", **LETTER}
+    return "\n".join("".join(chars.get(str(v), "?") for v in row) for row in labels[:SIZE])
+
+
+__all__ = ["DetectConfig", "Detection", "detect", "label_grid_text"]
