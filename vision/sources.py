@@ -185,6 +185,7 @@ class FrameSource:
         self._detail = ""
         self._latest: Frame | None = None
         self._last_read = -1
+        self._attempts = 0
 
     # state -------------------------------------------------------------
     @property
@@ -198,6 +199,12 @@ class FrameSource:
         """A short human explanation of ``state`` (empty when all is well)."""
         with self._cond:
             return self._detail
+
+    @property
+    def reconnect_attempts(self) -> int:
+        """Failed attempts to reopen a dropped device since it was last connected (0: none yet)."""
+        with self._cond:
+            return self._attempts
 
     @property
     def finished(self) -> bool:
@@ -363,6 +370,8 @@ class LiveSource(FrameSource):
                     capture = self._try_open()
                     if capture is None:
                         attempts += 1
+                        with self._cond:
+                            self._attempts = attempts
                         limit = self._config.max_reconnect_attempts
                         if limit is not None and attempts >= limit:
                             self._set_state("failed", f"gave up after {attempts} attempts to reconnect")
@@ -374,6 +383,8 @@ class LiveSource(FrameSource):
                         self._stop.wait(delay)
                         continue
                 attempts = 0
+                with self._cond:
+                    self._attempts = 0
                 self._set_state("connected")
                 try:
                     ended = self._read_until_drop(capture)

@@ -1,0 +1,283 @@
+"""The live pipeline: boards to the engine only when committed, camera faults as states, never boards."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion_web.pipeline import CameraStatus, Pipeline, PipelineConfig, render_overlay
+from vision.sources import SourceConfig, open_source
+
+FAST_SOURCE = SourceConfig(backoff_initial_s=0.05, backoff_max_s=0.1, failed_reads_to_drop=2,
+                           failed_read_pause_s=0.005, frozen_after_s=0.15)
+FAST = PipelineConfig(read_timeout_s=0.02, stall_after_s=0.3, overlay_max_fps=2.0)
+CORNERS = np.array([[10, 8], [54, 8], [54, 40], [10, 40]], np.float32)
+
+
+def picture(board: int, size: tuple[int, int] = (48, 64)) -> np.ndarray:
+    """A frame showing 'board number' ``board`` (its blue channel) over a gradient."""
+    image = np.full((*size, 3), 100, np.uint8)
+    image[:, :, 0] = 60 + board
+    image[:, :, 1] = np.arange(size[1], dtype=np.uint8)[None, :]
+    return image
+
+
+def board_grid(board: int) -> list[list[str]]:
+    """The 10x10 labels a 'board number' stands for: ``board`` blue chips in reading order."""
+    grid = [["empty"] * 10 for _ in range(10)]
+    for i in range(board):
+        grid[1 + i // 10][i % 10] = "blue"
+    return grid
+
+
+@dataclass
+class FakeUpdate:
+    index: int
+    t: float
+    state: str
+    committed: list[list[str]] | None = None
+    corners: np.ndarray | None = None
+    labels: list[list[str]] | None = None
+    message: str = ""
+
+
+@dataclass
+class FakeTracker:
+    """Commits a board once the same board number was seen in ``stable`` consecutive frames."""
+
+    stable: int = 2
+    seen: list[int] = field(default_factory=list)
+    committed: int | None = None
+    run: int = 0
+    last: int | None = None
+
+    def update(self, frame: np.ndarray, *, t: float, index: int) -> FakeUpdate:
+        board = int(frame[0, 0, 0]) - 60
+        self.seen.append(index)
+        self.run = self.run + 1 if board == self.last else 1
+        self.last = board
+        commit = None
+        if self.run >= self.stable and board != self.committed:
+            self.committed = board
+            commit = board_grid(board)
+        return FakeUpdate(index, t, "live", commit, CORNERS, board_grid(board))
+
+
+class Recorder:
+    """on_board / on_status that remember every call (thread-safe)."""
+
+    def __init__(self) -> None:
+        self.boards: list[tuple[int, int, float]] = []
+        self.statuses: list[CameraStatus] = []
+        self.lock = threading.Lock()
+
+    def on_board(self, labels: list[list[str]], index: int, t: float) -> list[str]:
+        with self.lock:
+            self.boards.append((sum(row.count("blue") for row in labels), index, t))
+        return [f"event at {index}"]
+
+    def on_status(self, status: CameraStatus) -> None:
+        with self.lock:
+            self.statuses.append(status)
+
+    def states(self) -> list[str]:
+        with self.lock:
+            return [s.state for s in self.statuses]
+
+
+class FakeCamera:
+    """A cv2.VideoCapture look-alike playing ``boards`` (then failing reads: a drop)."""
+
+    def __init__(self, boards: list[int], *, opened: bool = True, period_s: float = 0.004,
+                 hang: threading.Event | None = None) -> None:
+        self.frames = [picture(b) for b in boards]
+        self.opened = opened
+        self.period_s = period_s
+        self.hang = hang
+        self.released = False
+
+    def isOpened(self) -> bool:
+        return self.opened
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        time.sleep(self.period_s)
+        if not self.frames:
+            if self.hang is not None:
+                self.hang.wait(5)
+            return False, None
+        return True, self.frames.pop(0)
+
+    def release(self) -> None:
+        self.released = True
+
+
+def factory_of(*cameras: FakeCamera):
+    queue = list(cameras)
+
+    def factory(target: object) -> FakeCamera:
+        return queue.pop(0) if len(queue) > 1 else queue[0]
+
+    return factory
+
+
+def write_folder(folder: Path, boards: list[int | None]) -> None:
+    """Frames named 0.png, 1.png, ...; None is a black frame."""
+    for i, board in enumerate(boards):
+        image = np.zeros((48, 64, 3), np.uint8) if board is None else picture(board)
+        cv2.imwrite(str(folder / f"{i}.png"), image)
+
+
+def wait_for(predicate, timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.005)
+    return False
+
+
+# ----------------------------------------------------------------------------- replay mode
+
+
+def test_run_over_a_file_commits_each_stable_board_once_in_order(tmp_path: Path) -> None:
+    write_folder(tmp_path, [0, 0, 0, 1, 1, 1, 2, 3, 3, 3])
+    rec = Recorder()
+    with open_source(str(tmp_path), fps=10) as source:
+        pipeline = Pipeline(source, FakeTracker(), on_board=rec.on_board, on_status=rec.on_status)
+        final = pipeline.run()
+    assert rec.boards == [(0, 1, pytest.approx(0.1)), (1, 4, pytest.approx(0.4)), (3, 8, pytest.approx(0.8))]
+    assert pipeline.events_emitted == 3 and pipeline.frames_tracked == 10
+    assert final.state == "ended" and rec.states()[-1] == "ended"
+    assert rec.states()[0] == "live"
+
+
+def test_status_is_reported_only_when_it_changes(tmp_path: Path) -> None:
+    write_folder(tmp_path, [0] * 6 + [None] * 3 + [0] * 4)
+    rec = Recorder()
+    with open_source(str(tmp_path)) as source:
+        Pipeline(source, FakeTracker(), on_board=rec.on_board, on_status=rec.on_status).run()
+    states = rec.states()
+    assert states == ["live", "dark", "live", "ended"]
+    assert rec.statuses[1].frame_index == 6
+
+
+def test_dark_frames_never_reach_the_tracker(tmp_path: Path) -> None:
+    write_folder(tmp_path, [0, 0, None, None, 1, 1])
+    tracker, rec = FakeTracker(), Recorder()
+    with open_source(str(tmp_path)) as source:
+        Pipeline(source, tracker, on_board=rec.on_board).run()
+    assert tracker.seen == [0, 1, 4, 5]
+    assert [b for b, _, _ in rec.boards] == [0, 1]
+
+
+# ----------------------------------------------------------------------------- live mode
+
+
+def test_camera_drop_mid_game_reports_the_state_and_loses_nothing() -> None:
+    before = FakeCamera([0] * 5 + [1] * 5)
+    unplugged = FakeCamera([], opened=False)
+    after = FakeCamera([1] * 3 + [2] * 6, hang=threading.Event())
+    rec = Recorder()
+    factory = factory_of(before, unplugged, unplugged, after)
+    source = open_source(0, capture_factory=factory, config=FAST_SOURCE)
+    pipeline = Pipeline(source, FakeTracker(), on_board=rec.on_board, on_status=rec.on_status, config=FAST)
+    try:
+        pipeline.start()
+        assert wait_for(lambda: [b for b, _, _ in rec.boards] == [0, 1, 2])
+        assert wait_for(lambda: rec.states()[-1:] == ["camera_lost"])  # the last camera hangs
+    finally:
+        after.hang.set()
+        pipeline.stop()
+        source.close()
+    states = rec.states()
+    lost = states.index("camera_lost")
+    assert "reconnecting" in states[lost:]
+    assert "live" in states[states.index("reconnecting"):]
+    assert [b for b, _, _ in rec.boards] == [0, 1, 2]  # no board invented or repeated
+    assert before.released and after.released
+    assert not pipeline.running
+
+
+def test_frozen_stream_is_a_state_not_a_board() -> None:
+    camera = FakeCamera([0] * 4 + [5] * 200, period_s=0.003)  # board 5 stuck: identical frames
+    tracker, rec = FakeTracker(stable=100), Recorder()
+    source = open_source(0, capture_factory=factory_of(camera), config=FAST_SOURCE)
+    pipeline = Pipeline(source, tracker, on_board=rec.on_board, on_status=rec.on_status, config=FAST)
+    try:
+        pipeline.start()
+        assert wait_for(lambda: "frozen" in rec.states())
+        tracked = len(tracker.seen)
+        time.sleep(0.1)
+        assert len(tracker.seen) == tracked  # frozen frames are not tracked
+    finally:
+        pipeline.stop()
+        source.close()
+    assert rec.boards == []
+
+
+def test_pause_stops_tracking_but_keeps_the_snapshot_fresh() -> None:
+    camera = FakeCamera([i % 50 for i in range(2000)], period_s=0.003)
+    tracker, rec = FakeTracker(), Recorder()
+    source = open_source(0, capture_factory=factory_of(camera), config=FAST_SOURCE)
+    pipeline = Pipeline(source, tracker, on_board=rec.on_board, on_status=rec.on_status, config=FAST)
+    try:
+        pipeline.start()
+        assert wait_for(lambda: len(tracker.seen) > 3)
+        pipeline.pause()
+        assert pipeline.status.state == "paused"
+        time.sleep(0.05)
+        tracked, snapshot = len(tracker.seen), pipeline.latest_frame()
+        assert wait_for(lambda: pipeline.latest_frame().index > snapshot.index + 3)
+        assert len(tracker.seen) == tracked
+        pipeline.resume()
+        assert wait_for(lambda: len(tracker.seen) > tracked)
+        assert wait_for(lambda: pipeline.status.state == "live")
+    finally:
+        pipeline.stop()
+        source.close()
+    assert "paused" in rec.states()
+
+
+def test_overlay_jpeg_is_encoded_at_most_a_few_times_a_second(tmp_path: Path) -> None:
+    write_folder(tmp_path, [0, 0, 1, 1])
+    with open_source(str(tmp_path)) as source:
+        pipeline = Pipeline(source, FakeTracker(), on_board=lambda *a: [], config=FAST)
+        assert pipeline.latest_overlay_jpeg() is None
+        assert pipeline.latest_frame() is None
+        source_frames = source.frames()
+        pipeline._process(next(source_frames), time.monotonic())
+        first = pipeline.latest_overlay_jpeg()
+        pipeline._process(next(source_frames), time.monotonic())
+        assert pipeline.latest_overlay_jpeg() is first  # a newer frame, but too soon: cached
+    assert first[:2] == b"\xff\xd8"
+    image = cv2.imdecode(np.frombuffer(first, np.uint8), cv2.IMREAD_COLOR)
+    assert image.shape == (48, 64, 3)
+
+
+def test_render_overlay_draws_without_touching_the_frame() -> None:
+    frame = picture(0, size=(480, 1280))
+    before = frame.copy()
+    out = render_overlay(frame, CORNERS * 10, board_grid(3), status=CameraStatus("live", fps=15.0),
+                         max_width=640)
+    assert np.array_equal(frame, before)
+    assert out.shape == (240, 640, 3)
+    assert not np.array_equal(cv2.resize(before, (640, 240), interpolation=cv2.INTER_AREA), out)
+
+
+def test_set_tracker_takes_over_from_the_next_frame(tmp_path: Path) -> None:
+    write_folder(tmp_path, [0, 0, 0, 0])
+    first, second = FakeTracker(), FakeTracker()
+    with open_source(str(tmp_path)) as source:
+        pipeline = Pipeline(source, first, on_board=lambda *a: [])
+        frames = source.frames()
+        pipeline._process(next(frames), time.monotonic())
+        pipeline.set_tracker(second)
+        for frame in frames:
+            pipeline._process(frame, time.monotonic())
+    assert first.seen == [0] and second.seen == [1, 2, 3]
