@@ -1,0 +1,231 @@
+"""Cheap per-frame board views for live tracking: a small rectified board and per-cell change.
+
+Live tracking must look at every camera frame, so nothing here runs the full cell reader.
+A frame is downscaled once (integer ``INTER_AREA`` factor), warped once into a small
+rectified board image (``Rectifier``), and every statistic is a whole-array reduction over
+a ``(10, cell_h, 10, cell_w, 3)`` view of it: per-cell mean absolute difference (motion
+between consecutive frames, change against the last still board), per-cell fraction of new
+skin-like pixels (a hand or an arm), a global gain (lamp flicker), and the alignment of the
+board against the last still board (phase correlation every frame, ECC after a bump).
+
+Rectified images are ``(H, W, 3) float32`` BGR in 0..255, with a margin of
+``margin_cells`` around the 10x10 grid so the printed border helps alignment.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from engine.layout import EDITIONS, SIZE
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class MotionConfig:
+    """Sizes and thresholds of the cheap per-frame views."""
+
+    cell_px: int = 16
+    """Height of one cell in the rectified board (width follows the edition's aspect)."""
+    margin_cells: float = 0.5
+    """Margin kept around the grid, in cells: the printed border anchors the alignment."""
+    inner_fraction: float = 0.8
+    """Central fraction of a cell used for change statistics (grid lines excluded)."""
+    oversample: float = 1.5
+    """The downscaled frame keeps at least this many pixels per rectified pixel (no aliasing)."""
+    skin_cr: tuple[int, int] = (138, 178)
+    """YCrCb Cr range of skin-like pixels."""
+    skin_cb: tuple[int, int] = (80, 128)
+    """YCrCb Cb range of skin-like pixels."""
+    skin_min_luma: int = 50
+    """Darker pixels are never called skin (shadows)."""
+    ecc_iterations: int = 60
+    ecc_epsilon: float = 1e-4
+    ecc_blur: int = 5
+    """Gaussian kernel ECC smooths both images with (odd)."""
+
+
+@dataclass(frozen=True)
+class Rectifier:
+    """Warps frames of one camera into the small rectified board for fixed ``corners``.
+
+    ``corners`` are the canonical outer grid corners (TL, TR, BR, BL) in full-frame pixels.
+    """
+
+    corners: np.ndarray
+    size: tuple[int, int]
+    cell_w: int
+    cell_h: int
+    margin_x: int
+    margin_y: int
+    scale: int
+    to_small: np.ndarray
+    """3x3 homography mapping rectified pixels to downscaled-frame pixels."""
+
+    @classmethod
+    def build(
+        cls, corners: np.ndarray, *, edition: str, frame_shape: tuple[int, ...], config: MotionConfig
+    ) -> Rectifier:
+        """Rectifier for ``corners`` in frames of ``frame_shape`` ``(H, W[, 3])``."""
+        corners = np.asarray(corners, dtype=np.float32).reshape(4, 2)
+        aspect = EDITIONS[edition].grid_aspect if edition in EDITIONS else 1.0
+        cell_h = int(config.cell_px)
+        cell_w = max(4, round(cell_h * aspect))
+        mx = round(config.margin_cells * cell_w)
+        my = round(config.margin_cells * cell_h)
+        size = (SIZE * cell_w + 2 * mx, SIZE * cell_h + 2 * my)
+        # Pixels per cell in the frame (shortest grid side) decide how far the frame may shrink.
+        sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
+        frame_cell = float(sides.min()) / SIZE
+        scale = max(1, int(frame_cell / (config.oversample * max(cell_w, cell_h))))
+        scale = min(scale, max(1, min(frame_shape[0], frame_shape[1]) // 64))
+        grid = grid_rect_corners(cell_w, cell_h, mx, my)
+        to_full = cv2.getPerspectiveTransform(grid, corners)
+        shrink = np.diag([1.0 / scale, 1.0 / scale, 1.0])
+        # INTER_AREA with an integer factor maps pixel centres by (x + 0.5) / s - 0.5.
+        centre = np.array([[1, 0, 0.5 / scale - 0.5], [0, 1, 0.5 / scale - 0.5], [0, 0, 1]])
+        to_small = centre @ shrink @ to_full
+        return cls(corners, size, cell_w, cell_h, mx, my, scale, to_small)
+
+    def rectify(self, frame: np.ndarray) -> np.ndarray:
+        """``frame`` (H, W, 3) uint8 BGR -> rectified board (h, w, 3) float32 BGR."""
+        small = frame
+        if self.scale > 1:
+            h, w = frame.shape[:2]
+            small = cv2.resize(frame, (w // self.scale, h // self.scale), interpolation=cv2.INTER_AREA)
+        rect = cv2.warpPerspective(
+            small,
+            self.to_small,
+            self.size,
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+        return rect.astype(np.float32)
+
+    def moved(self, rect_warp: np.ndarray) -> np.ndarray:
+        """Canonical corners after a rectified-space warp ``W`` (``new_rect(x) = old_rect(W x)``)."""
+        grid = grid_rect_corners(self.cell_w, self.cell_h, self.margin_x, self.margin_y)
+        to_full = cv2.getPerspectiveTransform(grid, self.corners).astype(np.float64)
+        h = to_full @ np.asarray(rect_warp, dtype=np.float64)
+        pts = cv2.perspectiveTransform(grid.reshape(-1, 1, 2).astype(np.float64), h)
+        return pts.reshape(4, 2).astype(np.float32)
+
+    def cells(self, image: np.ndarray, *, inner: float) -> np.ndarray:
+        """View of the grid part of ``image`` as ``(10, ch, 10, cw, ...)``, central ``inner`` only."""
+        ch, cw = self.cell_h, self.cell_w
+        grid = image[self.margin_y : self.margin_y + SIZE * ch, self.margin_x : self.margin_x + SIZE * cw]
+        cells = grid.reshape(SIZE, ch, SIZE, cw, *image.shape[2:])
+        py = round(ch * (1 - inner) / 2)
+        px = round(cw * (1 - inner) / 2)
+        return cells[:, py : ch - py, :, px : cw - px]
+
+
+def grid_rect_corners(cell_w: int, cell_h: int, mx: int, my: int) -> np.ndarray:
+    """Outer grid corners (TL, TR, BR, BL) in rectified pixels, ``(4, 2) float32``."""
+    w, h = SIZE * cell_w, SIZE * cell_h
+    return np.array([[mx, my], [mx + w, my], [mx + w, my + h], [mx, my + h]], dtype=np.float32)
+
+
+def cell_means(rect: np.ndarray, rectifier: Rectifier, *, inner: float) -> np.ndarray:
+    """Per-cell mean colour ``(10, 10, 3)`` of a rectified board."""
+    return rectifier.cells(rect, inner=inner).mean(axis=(1, 3))
+
+
+def relative_gain(rect: np.ndarray, base: np.ndarray, rectifier: Rectifier, *, inner: float) -> np.ndarray:
+    """Per-channel gain ``(3,)`` of ``rect`` over ``base``: the median of per-cell ratios.
+
+    The median ignores the cells a hand covers, so flicker and slow light changes divide
+    out while a chip or a hand does not.
+    """
+    a = cell_means(rect, rectifier, inner=inner).reshape(-1, 3)
+    b = cell_means(base, rectifier, inner=inner).reshape(-1, 3)
+    ratio = (a + 1.0) / (b + 1.0)
+    return np.median(ratio, axis=0).astype(np.float32)
+
+
+def cell_difference(a: np.ndarray, b: np.ndarray, rectifier: Rectifier, *, inner: float) -> np.ndarray:
+    """Per-cell mean absolute difference ``(10, 10)`` of two rectified boards (0..255 scale)."""
+    diff = np.abs(a - b)
+    return rectifier.cells(diff, inner=inner).mean(axis=(1, 3, 4))
+
+
+def skin_mask(rect: np.ndarray, config: MotionConfig) -> np.ndarray:
+    """Boolean ``(h, w)`` mask of skin-like pixels of a rectified BGR board."""
+    ycc = cv2.cvtColor(np.clip(rect, 0, 255).astype(np.uint8), cv2.COLOR_BGR2YCrCb)
+    y, cr, cb = ycc[..., 0], ycc[..., 1], ycc[..., 2]
+    return (
+        (cr >= config.skin_cr[0])
+        & (cr <= config.skin_cr[1])
+        & (cb >= config.skin_cb[0])
+        & (cb <= config.skin_cb[1])
+        & (y >= config.skin_min_luma)
+    )
+
+
+def cell_fraction(mask: np.ndarray, rectifier: Rectifier, *, inner: float) -> np.ndarray:
+    """Per-cell fraction ``(10, 10)`` of true pixels of a boolean ``(h, w)`` mask."""
+    return rectifier.cells(mask.astype(np.float32), inner=inner).mean(axis=(1, 3))
+
+
+def grey(rect: np.ndarray) -> np.ndarray:
+    """Rectified board as ``(h, w) float32`` luminance."""
+    return cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)
+
+
+def phase_shift(current: np.ndarray, base: np.ndarray) -> tuple[float, float, float]:
+    """Translation ``(dx, dy)`` of ``current`` against ``base`` (grey, same size) and its response."""
+    (dx, dy), response = cv2.phaseCorrelate(base.astype(np.float64), current.astype(np.float64))
+    return float(dx), float(dy), float(response)
+
+
+def align(current: np.ndarray, base: np.ndarray, config: MotionConfig) -> tuple[np.ndarray, float] | None:
+    """Homography ``W`` with ``current(W x) ~ base(x)`` (grey rectified boards), and its correlation.
+
+    Starts from the phase-correlation shift, refines a Euclidean motion, then the full
+    homography. Returns None when ECC does not converge.
+    """
+    dx, dy, _ = phase_shift(current, base)
+    criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, config.ecc_iterations, config.ecc_epsilon)
+    euclid = np.array([[1, 0, dx], [0, 1, dy]], dtype=np.float32)
+    try:
+        _, euclid = cv2.findTransformECC(
+            base, current, euclid, cv2.MOTION_EUCLIDEAN, criteria, None, config.ecc_blur
+        )
+        warp = np.vstack([euclid, [0, 0, 1]]).astype(np.float32)
+        cc, warp = cv2.findTransformECC(
+            base, current, warp, cv2.MOTION_HOMOGRAPHY, criteria, None, config.ecc_blur
+        )
+    except cv2.error as exc:
+        log.debug("ECC alignment did not converge: %s", str(exc).strip().splitlines()[-1])
+        return None
+    return warp, float(cc)
+
+
+def warp_displacement(warp: np.ndarray, rectifier: Rectifier) -> float:
+    """Largest displacement in rectified pixels that ``warp`` gives the four grid corners."""
+    grid = grid_rect_corners(rectifier.cell_w, rectifier.cell_h, rectifier.margin_x, rectifier.margin_y)
+    moved = cv2.perspectiveTransform(grid.reshape(-1, 1, 2), np.asarray(warp, dtype=np.float32))
+    return float(np.linalg.norm(moved.reshape(4, 2) - grid, axis=1).max())
+
+
+def dilate_cells(mask: np.ndarray, steps: int = 1) -> np.ndarray:
+    """Grow a boolean ``(10, 10)`` mask by ``steps`` cells in all eight directions."""
+    if steps <= 0 or not mask.any():
+        return mask.copy()
+    kernel = np.ones((2 * steps + 1, 2 * steps + 1), np.uint8)
+    return cv2.dilate(mask.astype(np.uint8), kernel).astype(bool)
+
+
+def regions_touching(changed: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+    """Cells of ``changed`` whose 8-connected region contains or touches a ``seeds`` cell."""
+    if not changed.any() or not seeds.any():
+        return np.zeros_like(changed)
+    grown = dilate_cells(seeds, 1)
+    _n, labels = cv2.connectedComponents(changed.astype(np.uint8), connectivity=8)
+    hit = np.unique(labels[grown & changed])
+    hit = hit[hit > 0]
+    return np.isin(labels, hit)

@@ -1,0 +1,570 @@
+"""Temporal stabilisation: a noisy camera stream in, exactly the board changes that happened out.
+
+``BoardTracker.update(frame)`` is called for every frame. Per frame it warps a downscaled
+frame once into a small rectified board (``vision.motion``) and compares it cell by cell
+with the previous frame (*motion*) and with the *background*: the board's appearance when it
+was last committed (*change*). Then:
+
+- Cells that move, that show new skin-like pixels, their neighbours, and every changed cell
+  connected to them are ``unknown`` this frame, never ``empty``: a chip hidden by an arm is
+  not a removal.
+- A changed cell that has been clear for ``still_seconds`` is read by the cell reader
+  (``vision.classify.CellReader``, only then: the reader is the expensive part); when its
+  label has been the same for ``stable_seconds`` it is committed. A change is committed only
+  where the cell's *appearance* changed, so reader flicker on untouched cells never becomes
+  a move.
+- A change across most cells at once is a bump or a lamp, never moves: the tracker waits for
+  the board to be still, aligns the rectified board to the background (ECC); a moved board
+  is re-locked (falling back to the empty-board reference and then to locating from scratch),
+  an unmoved one re-normalised. Slow drift is caught by phase correlation while still.
+- Brightness flicker divides out (per-channel gain against the background), and cells far
+  below the change threshold slowly follow the light.
+
+States: ``searching`` (no grid yet), ``live``, ``occluded`` (some cells unknown),
+``relocking`` (after a global change), ``no_board`` (nothing readable for a while).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from engine.labels import Label
+from engine.layout import EDITIONS, SIZE
+from vision.motion import (
+    MotionConfig,
+    Rectifier,
+    align,
+    cell_difference,
+    cell_fraction,
+    dilate_cells,
+    grey,
+    phase_shift,
+    regions_touching,
+    relative_gain,
+    skin_mask,
+    warp_displacement,
+)
+
+log = logging.getLogger(__name__)
+
+UNKNOWN = Label.UNKNOWN.value
+STATES: tuple[str, ...] = ("searching", "live", "occluded", "relocking", "no_board")
+
+
+@dataclass(frozen=True)
+class TrackConfig:
+    """Every tuned number of live tracking (times in seconds, differences on the 0..255 scale)."""
+
+    motion: MotionConfig = field(default_factory=MotionConfig)
+    motion_threshold: float = 7.0
+    """Per-cell mean absolute difference between consecutive frames that counts as motion."""
+    change_threshold: float = 9.0
+    """Per-cell mean absolute difference against the background that counts as a change."""
+    skin_fraction: float = 0.2
+    """Fraction of a cell's pixels newly skin-like that means a hand is over it."""
+    occlusion_grow: int = 1
+    """Cells around moving or skin cells that are unknown too (fingers, shadows)."""
+    still_seconds: float = 0.2
+    """A changed cell must be clear (not unknown, nor its neighbours) this long to be committed."""
+    stable_seconds: float = 0.13
+    """... and read the same label this long ..."""
+    min_stable_frames: int = 2
+    """... in at least this many consecutive frames."""
+    min_confidence: float = 0.5
+    """Readings less sure than this never commit a change."""
+    first_still_seconds: float = 0.4
+    """The first board is committed once the whole board was still and read the same this long."""
+    global_fraction: float = 0.4
+    """Changed (or moving) cells beyond this fraction of the board: a bump or the light, not moves."""
+    settle_seconds: float = 0.2
+    """After a global change, the board must be still this long before it is judged."""
+    realign_min_px: float = 0.6
+    """Corner displacement (rectified pixels) below which a global change is lighting."""
+    realign_min_correlation: float = 0.6
+    """ECC correlation a re-alignment must reach to be trusted."""
+    drift_every: int = 3
+    """Check the lock by phase correlation every this many still frames."""
+    drift_px: float = 0.6
+    """Phase-correlation shift (rectified pixels) that means the board moved under the lock."""
+    adapt_rate: float = 0.05
+    """How fast unchanged cells follow slow light changes (per frame)."""
+    adapt_below: float = 0.5
+    """Cells whose change is below this fraction of ``change_threshold`` adapt."""
+    search_every_seconds: float = 0.5
+    """How often to run full localisation while no grid is locked (it costs ~100 ms)."""
+    lost_after_seconds: float = 2.0
+    """Unreadable for this long: the state says ``no_board``."""
+
+
+@dataclass
+class TrackUpdate:
+    """What the tracker made of one frame.
+
+    ``committed``: None, or a new stable 10x10 grid of labels (``free empty blue green red
+    yellow flipped``) when a change was committed (also the first stable board).
+    ``labels``: this frame's reading, ``unknown`` for occluded or moving cells.
+    ``unknown``: ``(10, 10)`` bool. ``corners``: canonical ``(4, 2)`` float32 or None.
+    ``relocked``: True on the frame a re-lock after a bump or drift completed.
+    """
+
+    index: int
+    t: float
+    state: str
+    committed: list[list[str]] | None = None
+    corners: np.ndarray | None = None
+    labels: list[list[str]] | None = None
+    unknown: np.ndarray = field(default_factory=lambda: np.ones((SIZE, SIZE), dtype=bool))
+    relocked: bool = False
+    message: str = ""
+
+
+def _grid(values: np.ndarray) -> list[list[str]]:
+    return [[str(v) for v in row] for row in values]
+
+
+class BoardTracker:
+    """Turns frames of one camera into committed board changes; see the module docstring.
+
+    ``corners``: canonical grid corners ``(4, 2)`` (None: locate automatically). ``profile``:
+    a calibration profile (edition, corners, colour model). ``reference``: the profile's
+    empty-board image ``(H, W, 3)`` uint8 BGR, used to re-find the grid. ``reader``: anything
+    with ``read(frame, corners)`` returning ``.labels`` and ``.confidence`` (default: a
+    ``vision.classify.CellReader`` for the edition and the profile's colour model).
+    """
+
+    def __init__(
+        self,
+        *,
+        edition: str | None = None,
+        corners: Any = None,
+        profile: Any = None,
+        reference: np.ndarray | None = None,
+        reader: Any = None,
+        config: TrackConfig = TrackConfig(),
+    ) -> None:
+        if edition is None and profile is not None:
+            edition = getattr(profile, "edition", None)
+        if edition is not None and edition not in EDITIONS:
+            raise ValueError(f"unknown edition {edition!r}; expected one of: {', '.join(EDITIONS)}")
+        if corners is None and profile is not None and getattr(profile, "corners", None) is not None:
+            corners = profile.corners
+        self.config = config
+        self.edition = edition
+        self.profile = profile
+        self.reference = reference
+        self._given = None if corners is None else np.asarray(corners, dtype=np.float32).reshape(4, 2)
+        self._reader: Any = reader
+        self._rectifier: Rectifier | None = None
+        self._index = -1
+        self._last_search = -math.inf
+        self._unreadable_since: float | None = None
+        self.committed: np.ndarray | None = None
+        self._reset_lock_state()
+
+    # -- public ---------------------------------------------------------------------------------
+
+    @property
+    def corners(self) -> np.ndarray | None:
+        """Current canonical corners ``(4, 2)`` float32, or None while searching."""
+        return None if self._rectifier is None else self._rectifier.corners
+
+    def update(self, frame: np.ndarray, *, t: float | None = None, index: int | None = None) -> TrackUpdate:
+        """Process one frame (``(H, W, 3)`` uint8 BGR) taken at ``t`` seconds; see ``TrackUpdate``."""
+        self._index = self._index + 1 if index is None else int(index)
+        t = time.monotonic() if t is None else float(t)
+        if self._rectifier is not None and frame.shape[:2] != self._frame_shape:
+            log.info("frame size changed to %s; locating the board again", frame.shape[:2])
+            self._drop_lock()
+        if self._rectifier is None and not self._acquire(frame, t):
+            return self._update(t, self._lost_state(t, "searching"), message="looking for the board")
+        assert self._rectifier is not None
+        rect = self._rectifier.rectify(frame)
+        if self._bg is None:
+            return self._settle_first(frame, rect, t)
+        return self._track(frame, rect, t)
+
+    # -- lock -----------------------------------------------------------------------------------
+
+    def _reset_lock_state(self) -> None:
+        shape = (SIZE, SIZE)
+        self._frame_shape: tuple[int, ...] = ()
+        self._bg: np.ndarray | None = None
+        self._bg_grey: np.ndarray | None = None
+        self._bg_skin: np.ndarray | None = None
+        self._prev: np.ndarray | None = None
+        self._still_since: float | None = None
+        self._votes: dict[str, np.ndarray] = {}
+        self._clear_since = np.full(shape, np.nan)
+        self._cand_label = np.full(shape, "", dtype=object)
+        self._cand_since = np.full(shape, np.nan)
+        self._cand_frames = np.zeros(shape, dtype=int)
+        self._global_since: float | None = None
+        self._global_still: float | None = None
+        self._still_frames = 0
+        self._last_still_frame: np.ndarray | None = None
+        self._ref_cache: Any = None
+
+    def _drop_lock(self) -> None:
+        self._rectifier = None
+        self._reset_lock_state()
+
+    def _lock(self, corners: np.ndarray, frame: np.ndarray) -> None:
+        """Lock onto ``corners``; the background is kept (a re-lock moves only the geometry)."""
+        self._frame_shape = frame.shape[:2]
+        self._rectifier = Rectifier.build(
+            corners, edition=self.edition or "classic", frame_shape=frame.shape, config=self.config.motion
+        )
+
+    def _acquire(self, frame: np.ndarray, t: float) -> bool:
+        """Lock onto the given corners, or locate the board (throttled); True once locked."""
+        if self._given is not None:
+            self.edition = self.edition or "classic"
+            self._lock(self._given, frame)
+            return True
+        if t - self._last_search < self.config.search_every_seconds:
+            return False
+        self._last_search = t
+        found = self._locate(frame)
+        if found is None:
+            return False
+        self._lock(found, frame)
+        return True
+
+    def _locate(self, frame: np.ndarray) -> np.ndarray | None:
+        """Full detection (reference first when there is one); canonical corners or None."""
+        from vision.detect import detect
+
+        det = detect(frame, reference=self.reference, profile=self.profile, edition=self.edition)
+        if not det:
+            log.debug("board not found: %s", det.reason)
+            return None
+        self.edition = self.edition or det.edition or "classic"
+        return np.asarray(det.corners, dtype=np.float32).reshape(4, 2)
+
+    def _relocate(self, frame: np.ndarray) -> np.ndarray | None:
+        """Re-find the grid after a bump: from the last still frame as a reference, else from scratch."""
+        if self._last_still_frame is not None and self._rectifier is not None:
+            try:
+                from vision.reference import Reference, relocate
+            except ImportError:
+                Reference = None
+            if Reference is not None:
+                if self._ref_cache is None:
+                    self._ref_cache = Reference.build(
+                        self._last_still_frame, self._rectifier.corners, edition=self.edition
+                    )
+                fit = relocate(frame, self._ref_cache)
+                if fit:
+                    return np.asarray(fit.corners, dtype=np.float32).reshape(4, 2)
+                log.info("relocating from the last still board failed: %s", fit.reason)
+        return self._locate(frame)
+
+    def _reader_for(self) -> Any:
+        if self._reader is None:
+            from vision.classify import CellReader
+            from vision.colour import ColourModel
+
+            data = getattr(self.profile, "colour_model", None)
+            model = ColourModel.from_dict(data) if data else None
+            self._reader = CellReader(edition=self.edition or "classic", colour_model=model)
+        return self._reader
+
+    def _read(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        assert self._rectifier is not None
+        reading = self._reader_for().read(frame, self._rectifier.corners)
+        labels = np.array(reading.labels, dtype=object).reshape(SIZE, SIZE)
+        return labels, np.asarray(reading.confidence, dtype=np.float32).reshape(SIZE, SIZE)
+
+    # -- first board ----------------------------------------------------------------------------
+
+    def _settle_first(self, frame: np.ndarray, rect: np.ndarray, t: float) -> TrackUpdate:
+        """Before the first commit: wait until the whole board is still and reads the same."""
+        cfg, rf = self.config, self._rectifier
+        assert rf is not None
+        inner = cfg.motion.inner_fraction
+        moving = np.zeros((SIZE, SIZE), dtype=bool)
+        if self._prev is not None:
+            gain = relative_gain(rect, self._prev, rf, inner=inner)
+            moving = cell_difference(rect / gain, self._prev, rf, inner=inner) > cfg.motion_threshold
+        self._prev = rect
+        if moving.any() or self._still_since is None:
+            self._still_since = t
+            self._votes = {}
+            self._unreadable_since = None
+            unknown = dilate_cells(moving, cfg.occlusion_grow)
+            return self._update(t, "occluded" if moving.any() else "searching", unknown=unknown,
+                                message="waiting for a still board")
+        labels, _conf = self._read(frame)
+        for name in np.unique(labels):
+            self._votes.setdefault(str(name), np.zeros((SIZE, SIZE), dtype=int))
+            self._votes[str(name)] += labels == name
+        if t - self._still_since < cfg.first_still_seconds:
+            return self._update(t, "searching", labels=labels, unknown=np.zeros((SIZE, SIZE), dtype=bool),
+                                message="waiting for a still board")
+        # The first board is each cell's most frequent reading over the still stretch.
+        names = list(self._votes)
+        counts = np.stack([self._votes[n] for n in names])
+        labels = np.array(names, dtype=object)[counts.argmax(axis=0)]
+        self._votes = {}
+        self.committed = labels.copy()
+        self._rebaseline(frame, rect)
+        self._unreadable_since = None
+        log.info("first board committed at frame %d", self._index)
+        return self._update(t, "live", committed=_grid(labels), labels=labels,
+                            unknown=np.zeros((SIZE, SIZE), dtype=bool))
+
+    def _rebaseline(self, frame: np.ndarray, rect: np.ndarray) -> None:
+        """The current view becomes the background (after a commit of all, a relight or re-lock)."""
+        self._bg = rect.copy()
+        self._bg_grey = grey(rect)
+        self._bg_skin = skin_mask(rect, self.config.motion)
+        self._prev = rect
+        self._last_still_frame = frame.copy()
+        self._ref_cache = None
+        self._cand_since[:] = np.nan
+        self._cand_frames[:] = 0
+        self._clear_since[:] = np.nan
+        self._global_since = self._global_still = None
+
+    # -- tracking -------------------------------------------------------------------------------
+
+    def _track(self, frame: np.ndarray, rect: np.ndarray, t: float) -> TrackUpdate:
+        cfg, rf = self.config, self._rectifier
+        assert rf is not None and self._bg is not None and self._prev is not None
+        assert self.committed is not None
+        inner = cfg.motion.inner_fraction
+        gain = relative_gain(rect, self._bg, rf, inner=inner)
+        norm = rect / gain
+        prev_gain = relative_gain(rect, self._prev, rf, inner=inner)
+        moving = cell_difference(rect / prev_gain, self._prev, rf, inner=inner) > cfg.motion_threshold
+        self._prev = rect
+        change = cell_difference(norm, self._bg, rf, inner=inner)
+        changed = change > cfg.change_threshold
+        new_skin = skin_mask(rect, cfg.motion) & ~self._bg_skin
+        skin = cell_fraction(new_skin, rf, inner=inner) > cfg.skin_fraction
+        seeds = moving | skin
+        hand = dilate_cells(skin, cfg.occlusion_grow)
+        board_wide = max(float((changed & ~hand).mean()), float(moving.mean()))
+        if self._global_since is not None or board_wide >= cfg.global_fraction:
+            return self._global_change(frame, rect, norm, moving, t)
+        self._unreadable_since = None
+
+        relocked = False
+        if seeds.any():
+            self._still_frames = 0
+        else:
+            self._still_frames += 1
+            if self._still_frames % cfg.drift_every == 0 and changed.any() and self._drifted(norm):
+                relocked = self._realign(frame, norm)
+                if relocked:
+                    return self._update(t, "live", labels=self.committed, relocked=True,
+                                        unknown=np.zeros((SIZE, SIZE), dtype=bool), message="re-locked")
+
+        unknown = dilate_cells(seeds, cfg.occlusion_grow) | regions_touching(changed, seeds)
+        self._clear_since[unknown] = np.nan
+        self._clear_since[~unknown & np.isnan(self._clear_since)] = t
+        candidates = changed & ~unknown
+        labels = np.where(unknown, UNKNOWN, self.committed).astype(object)
+        committed = None
+        if candidates.any():
+            read, conf = self._read(frame)
+            labels[candidates] = read[candidates]
+            committed = self._consider(frame, norm, candidates, read, conf, t)
+        self._cand_since[~candidates] = np.nan
+        self._cand_frames[~candidates] = 0
+        self._adapt(norm, change, unknown)
+        if committed is not None:
+            labels = np.where(unknown, UNKNOWN, self.committed).astype(object)
+        state = "occluded" if unknown.any() else "live"
+        return self._update(t, state, committed=committed, labels=labels, unknown=unknown)
+
+    def _consider(
+        self, frame: np.ndarray, norm: np.ndarray, candidates: np.ndarray, read: np.ndarray,
+        conf: np.ndarray, t: float,
+    ) -> list[list[str]] | None:
+        """Advance the candidates' stability; commit whole changed regions that are ready."""
+        cfg = self.config
+        assert self.committed is not None
+        same = candidates & (read == self._cand_label) & ~np.isnan(self._cand_since)
+        fresh = candidates & ~same
+        self._cand_label[fresh] = read[fresh]
+        self._cand_since[fresh] = t
+        self._cand_frames[fresh] = 1
+        self._cand_frames[same] += 1
+        sure = conf >= cfg.min_confidence
+        ready = (
+            candidates
+            & sure
+            & (t - np.nan_to_num(self._clear_since, nan=t) >= cfg.still_seconds)
+            & (t - np.nan_to_num(self._cand_since, nan=t) >= cfg.stable_seconds)
+            & (self._cand_frames >= cfg.min_stable_frames)
+        )
+        if not ready.any():
+            return None
+        # A changed region is committed whole: never half a flip of five chips.
+        waiting = candidates & ~ready
+        blocked = regions_touching(candidates, waiting) if waiting.any() else np.zeros_like(ready)
+        ready &= ~blocked
+        if not ready.any():
+            return None
+        self._absorb(norm, ready)
+        new = self.committed.copy()
+        new[ready] = self._cand_label[ready]
+        self._cand_since[ready] = np.nan
+        self._cand_frames[ready] = 0
+        if np.array_equal(new, self.committed):
+            return None
+        rows, cols = np.nonzero(new != self.committed)
+        changes = [
+            (int(r), int(c), str(self.committed[r, c]), str(new[r, c]))
+            for r, c in zip(rows, cols, strict=True)
+        ]
+        log.info("frame %d: committed %s", self._index, changes)
+        self.committed = new
+        self._last_still_frame = frame.copy()
+        self._ref_cache = None
+        return _grid(new)
+
+    def _pixel_mask(self, cells: np.ndarray) -> np.ndarray:
+        """``(h, w, 1)`` float32 mask of the rectified pixels of ``cells`` (10x10 bool)."""
+        rf = self._rectifier
+        assert rf is not None and self._bg is not None
+        mask = np.zeros(self._bg.shape[:2], dtype=np.float32)
+        block = np.kron(cells.astype(np.float32), np.ones((rf.cell_h, rf.cell_w), np.float32))
+        mask[rf.margin_y : rf.margin_y + block.shape[0], rf.margin_x : rf.margin_x + block.shape[1]] = block
+        return mask[..., None]
+
+    def _absorb(self, norm: np.ndarray, cells: np.ndarray) -> None:
+        """The current look of ``cells`` becomes their background."""
+        assert self._bg is not None and self._bg_skin is not None
+        m = self._pixel_mask(cells)
+        self._bg = self._bg * (1 - m) + norm * m
+        self._bg_grey = grey(self._bg)
+        self._bg_skin = np.where(m[..., 0] > 0, skin_mask(norm, self.config.motion), self._bg_skin)
+
+    def _adapt(self, norm: np.ndarray, change: np.ndarray, unknown: np.ndarray) -> None:
+        """Cells far below the change threshold follow slow light changes."""
+        cfg = self.config
+        quiet = ~unknown & (change < cfg.adapt_below * cfg.change_threshold)
+        if not quiet.any() or cfg.adapt_rate <= 0:
+            return
+        assert self._bg is not None
+        m = self._pixel_mask(quiet) * cfg.adapt_rate
+        self._bg = self._bg + (norm - self._bg) * m
+        self._bg_grey = grey(self._bg)
+
+    # -- bumps, drift, light --------------------------------------------------------------------
+
+    def _drifted(self, norm: np.ndarray) -> bool:
+        assert self._bg_grey is not None
+        dx, dy, _ = phase_shift(grey(norm), self._bg_grey)
+        return math.hypot(dx, dy) >= self.config.drift_px
+
+    def _realign(self, frame: np.ndarray, norm: np.ndarray) -> bool:
+        """Align the board to the background by ECC and re-lock; True when it moved and now fits."""
+        assert self._bg_grey is not None
+        found = align(grey(norm), self._bg_grey, self.config.motion)
+        return found is not None and self._apply_warp(frame, *found)
+
+    def _apply_warp(self, frame: np.ndarray, warp: np.ndarray, correlation: float) -> bool:
+        """Re-lock by the rectified-space ``warp`` if it moves the grid and explains the change."""
+        cfg, rf = self.config, self._rectifier
+        assert rf is not None and self._bg is not None
+        moved = warp_displacement(warp, rf)
+        if correlation < cfg.realign_min_correlation or moved < cfg.realign_min_px:
+            return False
+        old = rf.corners
+        self._lock(rf.moved(warp), frame)
+        assert self._rectifier is not None
+        rect = self._rectifier.rectify(frame)
+        inner = cfg.motion.inner_fraction
+        gain = relative_gain(rect, self._bg, self._rectifier, inner=inner)
+        change = cell_difference(rect / gain, self._bg, self._rectifier, inner=inner)
+        if (change > cfg.change_threshold).mean() >= cfg.global_fraction:
+            log.info("re-alignment did not explain the change; keeping the old lock")
+            self._lock(old, frame)
+            return False
+        # Same board, same chips, a new view: what the camera sees now is the background.
+        self._rebaseline(frame, rect)
+        log.info("frame %d: board moved %.1f px; re-locked", self._index, moved)
+        return True
+
+    def _global_change(
+        self, frame: np.ndarray, rect: np.ndarray, norm: np.ndarray, moving: np.ndarray, t: float
+    ) -> TrackUpdate:
+        """Most of the board changed at once: wait for stillness, then re-lock or re-normalise.
+
+        Only motion is waited for: after a bump, printed red ink lands where white card was and
+        looks like new skin.
+        """
+        cfg = self.config
+        if self._global_since is None:
+            self._global_since = t
+            log.info("frame %d: most of the board changed at once (bump or light)", self._index)
+        if moving.any() or self._global_still is None:
+            self._global_still = None if moving.any() else t
+            return self._update(t, self._lost_state(t, "relocking"), message="board moved or light changed")
+        if t - self._global_still < cfg.settle_seconds:
+            return self._update(t, self._lost_state(t, "relocking"), message="board moved or light changed")
+        assert self._bg_grey is not None and self._rectifier is not None
+        found = align(grey(norm), self._bg_grey, cfg.motion)
+        if found is not None and warp_displacement(found[0], self._rectifier) < cfg.realign_min_px:
+            log.info("frame %d: the light changed; re-normalising", self._index)
+            self._rebaseline(frame, rect)
+            return self._update(t, "live", labels=self.committed,
+                                unknown=np.zeros((SIZE, SIZE), dtype=bool), message="light changed")
+        if found is not None and self._apply_warp(frame, *found):
+            self._global_since = self._global_still = None
+            return self._update(t, "live", labels=self.committed, relocked=True,
+                                unknown=np.zeros((SIZE, SIZE), dtype=bool), message="re-locked")
+        corners = self._relocate(frame)
+        if corners is None:
+            self._global_still = None
+            return self._update(t, self._lost_state(t, "relocking"), message="board lost; looking for it")
+        self._lock(corners, frame)
+        assert self._rectifier is not None
+        self._rebaseline(frame, self._rectifier.rectify(frame))
+        log.info("frame %d: board re-found from scratch", self._index)
+        return self._update(t, "live", labels=self.committed, relocked=True,
+                            unknown=np.zeros((SIZE, SIZE), dtype=bool), message="re-locked")
+
+    # -- output ---------------------------------------------------------------------------------
+
+    def _lost_state(self, t: float, state: str) -> str:
+        """``state``, or ``no_board`` once nothing was readable for ``lost_after_seconds``."""
+        if self._unreadable_since is None:
+            self._unreadable_since = t
+        return "no_board" if t - self._unreadable_since >= self.config.lost_after_seconds else state
+
+    def _update(
+        self,
+        t: float,
+        state: str,
+        *,
+        committed: list[list[str]] | None = None,
+        labels: np.ndarray | None = None,
+        unknown: np.ndarray | None = None,
+        relocked: bool = False,
+        message: str = "",
+    ) -> TrackUpdate:
+        if unknown is None:
+            unknown = np.ones((SIZE, SIZE), dtype=bool)
+        if labels is None:
+            labels = np.full((SIZE, SIZE), UNKNOWN, dtype=object)
+        return TrackUpdate(
+            index=self._index,
+            t=t,
+            state=state,
+            committed=committed,
+            corners=None if self._rectifier is None else self._rectifier.corners.copy(),
+            labels=_grid(labels),
+            unknown=unknown,
+            relocked=relocked,
+            message=message,
+        )
