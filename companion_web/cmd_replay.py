@@ -1,0 +1,180 @@
+"""``sequence-companion replay SOURCE``: follow a recorded (or live) game and print its events.
+
+Runs the same pipeline as ``serve`` (source -> tracker -> engine) over every frame of a video
+file or a folder of frames (or a live camera / ``sim`` until Ctrl-C) and prints each engine
+event in order.
+
+With ``--jsonl`` each line is one JSON object. Engine events::
+
+    {"frame": N, "t": seconds, "type": "placed"|"removed"|"sequence"|"win"|"alert",
+     "cell": [r, c] | null, "cells": [[r, c], ...] | null, "team": "blue" | null,
+     "message": "...", "alert": "machine-code" | null}
+
+``frame`` is the index of the frame at which the change was committed and ``t`` its time in
+the source (frame index / fps for files). Camera state changes are objects of type
+``"status"``: ``{"frame": N, "t": s, "type": "status", "state": "no_board", "message": "..."}``
+(states as on the page: starting, live, occluded, relocking, no_board, camera_lost,
+reconnecting, frozen, dark, paused, ended). Consumers that only want moves skip ``status``.
+Without ``--jsonl`` the same appear as readable lines (hands passing over the board, the
+``occluded`` state, are left out there).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+from companion_web.errors import CliError
+from companion_web.options import EDITION_CHOICES, parse_corners, parse_teams
+from companion_web.pipeline import CameraStatus, Pipeline
+from vision.sources import SourceError, open_source
+
+HELP = "follow a recorded game (video file, folder of frames, camera) and print its events"
+QUIET_STATES: frozenset[str] = frozenset({"occluded"})
+"""States readable output leaves out: a hand over the board is normal play."""
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "replay",
+        help=HELP,
+        description=HELP + ". Each placement, removal, completed sequence, win and rule alert is "
+        "printed in order with the frame at which it was seen; --jsonl prints one JSON object per "
+        "line (events, and camera state changes with type \"status\").",
+    )
+    parser.add_argument("source", metavar="SOURCE",
+                        help="video file, folder of frames (natural order), camera index, device, "
+                        "rtsp:// or http:// URL, or 'sim'")
+    parser.add_argument(
+        "--corners", metavar="X1,Y1,X2,Y2,X3,Y3,X4,Y4",
+        help="outer corners of the 10x10 grid in pixels, TL, TR, BR, BL of the printed layout "
+        "(TL is the free corner left of 2S); default: found automatically",
+    )
+    parser.add_argument("--profile", metavar="PROFILE", help="calibration profile (from `calibrate`)")
+    parser.add_argument("--teams", default="blue,green", metavar="COLOURS",
+                        help="team colours in turn order, 2 or 3 of blue, green, red, yellow "
+                        "(default: blue,green)")
+    parser.add_argument("--edition", choices=EDITION_CHOICES,
+                        help="board edition (default: the profile's, else classic)")
+    parser.add_argument("--fps", type=float, metavar="FPS",
+                        help="frame rate of a folder of frames (default 15), or to override a video's")
+    parser.add_argument("--jsonl", action="store_true", help="one JSON object per line")
+    parser.set_defaults(func=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``replay``: 0 when the input was followed to its end, 1 when no board was ever seen."""
+    teams = parse_teams(args.teams)
+    corners = parse_corners(args.corners) if args.corners is not None else None
+    if args.fps is not None and not (0 < args.fps <= 1000):
+        raise CliError(f"--fps must be between 0 and 1000, got {args.fps:g}")
+    profile = reference = None
+    if args.profile:
+        from calibration.profile import load_profile, load_reference_image
+
+        profile = load_profile(args.profile)
+        reference = load_reference_image(profile, args.profile)
+    edition = args.edition or (profile.edition if profile is not None else None) or "classic"
+    try:
+        source = open_source(args.source, fps=args.fps)
+    except SourceError as exc:
+        raise CliError(str(exc)) from None
+    with source:
+        game = build_game(teams, edition)
+        tracker = build_tracker(edition=edition, corners=corners, profile=profile, reference=reference)
+        printer = EventPrinter(sys.stdout, jsonl=args.jsonl)
+        pipeline = Pipeline(source, tracker, on_board=printer.board_handler(game),
+                            on_status=printer.status)
+        pipeline.run()
+    if pipeline.boards_committed == 0:
+        print(f"sequence-companion replay: the board was never read in {source.description} "
+              f"({pipeline.frames_seen} frames); try --corners or --profile", file=sys.stderr)
+        return 1
+    if not args.jsonl:
+        printer.line(f"end: {pipeline.frames_seen} frames, {printer.events} events")
+    return 0
+
+
+def build_game(teams: tuple[str, ...], edition: str) -> Any:
+    """The engine game the replay feeds."""
+    from engine.game import Game
+
+    return Game(teams=teams, edition=edition)
+
+
+def build_tracker(**options: Any) -> Any:
+    """The live tracker (``vision.track.BoardTracker``) with the command's options."""
+    from vision.track import BoardTracker
+
+    return BoardTracker(**options)
+
+
+class EventPrinter:
+    """Writes engine events and camera states to ``out``, as JSON lines or readable lines."""
+
+    def __init__(self, out: TextIO, *, jsonl: bool) -> None:
+        self.out = out
+        self.jsonl = jsonl
+        self.events = 0
+        self._last_state = ""
+
+    def board_handler(self, game: Any):
+        """``on_board`` for the pipeline: feed the engine, print what it says, return its events."""
+
+        def on_board(labels: list[list[str]], index: int, t: float) -> list[Any]:
+            events = list(game.observe(labels))
+            for event in events:
+                self.event(event, index, t)
+            return events
+
+        return on_board
+
+    def event(self, event: Any, index: int, t: float) -> None:
+        self.events += 1
+        record = event_record(event, index, t)
+        if self.jsonl:
+            self._json(record)
+        else:
+            where = f" at {tuple(record['cell'])}" if record["cell"] is not None else ""
+            message = record["message"] or f"{record['team'] or ''} {record['type']}{where}".strip()
+            self.line(f"{t:8.2f}s  frame {index:>6}  {record['type']:<8} {message}")
+
+    def status(self, status: CameraStatus) -> None:
+        previous, self._last_state = self._last_state, status.state
+        if self.jsonl:
+            self._json({"frame": status.frame_index, "t": round(status.t, 3), "type": "status",
+                        "state": status.state, "message": status.detail})
+            return
+        if status.state in QUIET_STATES or (status.state == "live" and previous in QUIET_STATES):
+            return
+        detail = f": {status.detail}" if status.detail else ""
+        frame = f"frame {status.frame_index:>6}" if status.frame_index >= 0 else " " * 12
+        self.line(f"{status.t:8.2f}s  {frame}  {'camera':<8} {status.state.replace('_', ' ')}{detail}")
+
+    def line(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def _json(self, record: dict[str, Any]) -> None:
+        self.out.write(json.dumps(record) + "\n")
+        self.out.flush()
+
+
+def event_record(event: Any, index: int, t: float) -> dict[str, Any]:
+    """One engine event as the ``--jsonl`` object (cells as ``[r, c]`` lists)."""
+    data = event.to_dict() if hasattr(event, "to_dict") else dict(event)
+    cell = data.get("cell")
+    cells = data.get("cells")
+    return {
+        "frame": int(index),
+        "t": round(float(t), 3),
+        "type": data.get("type"),
+        "cell": None if cell is None else [int(v) for v in cell],
+        "cells": None if cells is None else [[int(v) for v in c] for c in cells],
+        "team": data.get("team"),
+        "message": data.get("message") or "",
+        "alert": data.get("alert"),
+    }
