@@ -1,0 +1,231 @@
+"""``sequence-companion serve``: the live companion on this machine's network.
+
+Opens the camera (or the simulated table), resumes the last game from the store, starts one
+pipeline thread and serves the page with waitress (multi-threaded; never Flask's development
+server). Prints every LAN address, a QR code of the first and the PIN; Ctrl-C stops cleanly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from companion_web.errors import CliError
+
+log = logging.getLogger(__name__)
+
+HELP = "watch the real board through a camera and show the game live on any tablet"
+SERVER_THREADS = 64
+"""Waitress worker threads: each open page holds one for its event stream."""
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser("serve", help=HELP, description=HELP + ".")
+    parser.add_argument(
+        "--source", default="auto", metavar="auto|sim|INDEX|URL|FILE|DIR",
+        help="camera index, network camera URL, video file, folder of images, 'sim' for the simulated "
+        "table, or 'auto' (the first webcam, else the simulated table; default)",
+    )
+    parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all, for tablets)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--profile", metavar="PROFILE",
+                        help="calibration profile (default: the newest one saved in the data directory)")
+    parser.add_argument("--pin", help="PIN needed to change anything (default: a random 6-digit PIN)")
+    parser.add_argument("--data-dir", metavar="DIR", help="where games and profiles are kept")
+    parser.set_defaults(func=run)
+    return parser
+
+
+class WebServer:
+    """Waitress serving ``app`` in a background thread; ``stop()`` ends streams and the loop."""
+
+    def __init__(self, app: Any, *, host: str = "127.0.0.1", port: int = 0, threads: int = SERVER_THREADS):
+        from waitress.server import create_server
+
+        self.app = app
+        try:
+            self.server = create_server(
+                app, host=host, port=port, threads=threads, channel_timeout=60, ident="sequence-companion",
+                clear_untrusted_proxy_headers=True,
+            )
+        except OSError as exc:
+            reason = exc.strerror or exc
+            raise CliError(f"cannot listen on {host}:{port} ({reason}); try another --port") from None
+        self.port = int(self.server.effective_port)
+        self.host = host
+        self._thread = threading.Thread(target=self.server.run, name="waitress", daemon=True)
+
+    @property
+    def url(self) -> str:
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
+        return f"http://{host}:{self.port}"
+
+    def start(self) -> WebServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """End every event stream, let running requests finish, close all sockets."""
+        from waitress import wasyncore
+
+        self.app.extensions["companion"].hub.close()
+        self.server.task_dispatcher.shutdown(timeout=3)
+        server_map = self.server._map
+
+        def close_everything() -> None:
+            wasyncore.close_all(server_map)
+
+        if self._thread.is_alive():
+            self.server.trigger.pull_trigger(close_everything)
+            self._thread.join(5)
+        else:
+            close_everything()
+
+    def serve_until_interrupted(self) -> None:
+        """Block until Ctrl-C or SIGTERM, then stop."""
+        stop = threading.Event()
+        previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        self.start()
+        try:
+            while not stop.wait(0.5) and self._thread.is_alive():
+                pass
+        except KeyboardInterrupt:
+            pass
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+            self.stop()
+
+
+class LiveCamera:
+    """The running pipeline of one camera, as the views see it; calibration swaps its tracker."""
+
+    def __init__(self, pipeline: Any, *, edition: str) -> None:
+        self.pipeline = pipeline
+        self.edition = edition
+
+    def latest_frame(self) -> Any:
+        frame = self.pipeline.latest_frame()
+        return None if frame is None else frame.image
+
+    def latest_overlay_jpeg(self) -> bytes | None:
+        return self.pipeline.latest_overlay_jpeg()
+
+    def pause(self) -> None:
+        self.pipeline.pause()
+
+    def resume(self) -> None:
+        self.pipeline.resume()
+
+    def use_profile(self, path: Path) -> str:
+        """Load a just-saved profile and track with it from the next frame."""
+        profile, reference = load_profile_and_reference(path)
+        self.pipeline.set_tracker(make_tracker(profile, reference, self.edition))
+        return "The camera now uses this profile."
+
+
+def load_profile_and_reference(path: Path) -> tuple[Any, Any]:
+    from calibration.profile import load_profile, load_reference_image
+
+    profile = load_profile(path)
+    try:
+        reference = load_reference_image(profile, path)
+    except (ValueError, OSError) as exc:
+        log.warning("profile %s: reference image not used (%s)", path, exc)
+        reference = None
+    return profile, reference
+
+
+def make_tracker(profile: Any, reference: Any, edition: str) -> Any:
+    from vision.track import BoardTracker
+
+    if profile is None:
+        return BoardTracker(edition=edition)
+    return BoardTracker(edition=profile.edition, profile=profile, reference=reference)
+
+
+def newest_profile(data_dir: Path) -> Path | None:
+    folder = data_dir / "profiles"
+    found = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime) if folder.is_dir() else []
+    return found[-1] if found else None
+
+
+def check_pin(pin: str) -> str:
+    if not (4 <= len(pin) <= 32) or not pin.isprintable() or pin != pin.strip():
+        raise CliError("--pin must be 4 to 32 printable characters without surrounding spaces")
+    return pin
+
+
+def run(args: argparse.Namespace) -> int:
+    from engine.paths import default_data_dir
+
+    from companion_web.app import create_app
+    from companion_web.hub import Hub
+    from companion_web.netinfo import join_urls, qr_terminal
+    from companion_web.pipeline import Pipeline
+    from companion_web.security import new_pin
+    from engine import Game, GameStore
+    from vision.sources import open_source
+
+    if not 0 < args.port < 65536:
+        raise CliError(f"--port must be 1..65535, got {args.port}")
+    pin = check_pin(args.pin) if args.pin is not None else new_pin()
+    data_dir = Path(args.data_dir) if args.data_dir else Path(default_data_dir())
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CliError(f"cannot use data directory {data_dir}: {exc.strerror or exc}") from None
+
+    profile_path = Path(args.profile) if args.profile else newest_profile(data_dir)
+    profile, reference = load_profile_and_reference(profile_path) if profile_path else (None, None)
+
+    store = GameStore(data_dir)
+    resumed = store.resume_last()
+    if resumed:
+        game_id, game = resumed
+        hub = Hub(game, store=store, game_id=game_id)
+        note = f"resumed game {game_id}"
+    else:
+        edition = profile.edition if profile is not None else "classic"
+        hub = Hub(Game(teams=("blue", "green"), edition=edition), store=store)
+        note = f"new game {hub.game_id}"
+    edition = str(hub.state().get("edition") or "classic")
+
+    source = open_source(args.source)
+    pipeline = Pipeline(source, make_tracker(profile, reference, edition), on_board=hub.observe,
+                        on_status=hub.set_camera_status)
+    camera = LiveCamera(pipeline, edition=edition)
+    urls = join_urls(args.host, args.port)
+    app = create_app({
+        "HUB": hub, "CAMERA": camera, "PIN": pin, "DATA_DIR": data_dir, "JOIN_URL": urls[0],
+        "ON_PROFILE_SAVED": camera.use_profile,
+    })
+    server = WebServer(app, host=args.host, port=args.port)
+    out = sys.stdout
+    out.write(f"sequence-companion: camera: {source.description}\n")
+    if "auto" in source.description and "sim" in source.description:
+        out.write("sequence-companion: no webcam found, so this is the simulated table "
+                  "(plug a webcam in, or use --source INDEX|URL|FILE)\n")
+    if profile_path:
+        out.write(f"sequence-companion: calibration profile: {profile_path}\n")
+    out.write(f"sequence-companion: {note}; data in {data_dir}\n")
+    out.write("Open on a tablet on the same network:\n")
+    for url in urls:
+        out.write(f"    {url}\n")
+    out.write(qr_terminal(urls[0]))
+    out.write(f"PIN for changes: {pin}\nPress Ctrl-C to stop.\n")
+    out.flush()
+    pipeline.start()
+    try:
+        server.serve_until_interrupted()
+    finally:
+        pipeline.stop()
+        close = getattr(source, "close", None)
+        if close is not None:
+            close()
+    out.write("sequence-companion: stopped; the game is saved.\n")
+    return 0

@@ -1,0 +1,87 @@
+"""The app under waitress (as ``serve`` runs it): live SSE delivery and a clean stop."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import time
+
+import pytest
+from webfakes import FakeGame
+
+from companion_web.app import create_app
+from companion_web.cmd_serve import WebServer
+from companion_web.hub import Hub
+
+
+@pytest.fixture
+def server(tmp_path):
+    hub = Hub(FakeGame())
+    app = create_app({"HUB": hub, "PIN": "1234", "DATA_DIR": tmp_path, "SSE_MAX_CLIENTS": 3})
+    server = WebServer(app, port=0, threads=8).start()
+    yield server
+    server.stop()
+
+
+def open_stream(server: WebServer) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    conn.request("GET", "/api/events")
+    response = conn.getresponse()
+    assert response.status == 200
+    assert response.getheader("Content-Type").startswith("text/event-stream")
+    return conn, response
+
+
+def next_update(response: http.client.HTTPResponse) -> dict:
+    lines = []
+    while True:
+        line = response.fp.readline().decode("utf-8").rstrip("\n")
+        if line == "" and lines:
+            data = "\n".join(x[6:] for x in lines if x.startswith("data: "))
+            if data:
+                return json.loads(data)
+            lines = []
+            continue
+        if line:
+            lines.append(line)
+
+
+def test_events_reach_every_open_stream_quickly(server) -> None:
+    streams = [open_stream(server) for _ in range(2)]
+    for _, response in streams:
+        assert next_update(response)["reason"] == "sync"
+    hub = server.app.extensions["companion"].hub
+    start = time.monotonic()
+    hub.correct((4, 4), "green")
+    for _, response in streams:
+        update = next_update(response)
+        assert update["events"][0]["type"] == "corrected"
+        assert update["state"]["board"].splitlines()[4][4] == "G"
+    assert time.monotonic() - start < 0.2
+    for conn, _ in streams:
+        conn.close()
+
+
+def test_too_many_streams_get_a_clear_503_and_closing_frees_a_place(server) -> None:
+    streams = [open_stream(server) for _ in range(3)]
+    for _, response in streams:
+        next_update(response)
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    conn.request("GET", "/api/events")
+    refused = conn.getresponse()
+    assert refused.status == 503 and "too many" in json.loads(refused.read())["error"]
+    conn.close()
+    for conn, _ in streams:
+        conn.close()
+
+
+def test_stop_ends_open_streams(tmp_path) -> None:
+    app = create_app({"HUB": Hub(FakeGame()), "PIN": "1234", "DATA_DIR": tmp_path})
+    server = WebServer(app, port=0, threads=4).start()
+    conn, response = open_stream(server)
+    next_update(response)
+    start = time.monotonic()
+    server.stop()
+    assert time.monotonic() - start < 4
+    assert response.fp.read().endswith(b"0\r\n\r\n")  # the last chunk: the stream ended
+    conn.close()
