@@ -497,6 +497,8 @@ def open_cv_capture(target: object, *, config: SourceConfig = DEFAULT_CONFIG) ->
         params = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, config.stream_timeout_ms,
                   cv2.CAP_PROP_READ_TIMEOUT_MSEC, config.stream_timeout_ms]
         return cv2.VideoCapture(target, cv2.CAP_FFMPEG, params)
+    if isinstance(target, int) and os.path.isdir("/dev") and not os.path.exists(f"/dev/video{target}"):
+        raise OSError(f"no /dev/video{target}")  # unplugged: don't make OpenCV log a warning per retry
     capture = cv2.VideoCapture(target)
     if isinstance(target, int) or (isinstance(target, str) and target.startswith("/dev/")):
         capture.set(cv2.CAP_PROP_BUFFERSIZE, 1)  # newest frame, not a stale driver queue
