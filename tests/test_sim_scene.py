@@ -1,0 +1,129 @@
+"""The simulated camera: deterministic, canonical corners, labels matching what is drawn."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import cv2
+import numpy as np
+import pytest
+
+from engine.layout import CORNERS, SIZE
+from vision.sim import random_spec, render
+from vision.sim.board_art import board_art
+from vision.sim.scene import Optics, check_labels, empty_labels
+
+RECT = 40  # pixels per cell in rectified test images
+
+
+def _clean(spec):
+    """The same scene without clutter or camera defects (for pixel-level checks)."""
+    return dataclasses.replace(spec, clutter=(), optics=Optics())
+
+
+def _rectify(frame: np.ndarray, corners: np.ndarray, aspect: float = 1.0) -> np.ndarray:
+    w, h = round(RECT * SIZE * aspect), RECT * SIZE
+    dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32) - 0.5
+    M = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
+    return cv2.warpPerspective(frame, M, (w, h))
+
+
+def test_same_seed_same_frame() -> None:
+    a = render(random_spec(7, difficulty="hard"))
+    b = render(random_spec(7, difficulty="hard"))
+    assert np.array_equal(a.frame, b.frame)
+    assert np.array_equal(a.corners, b.corners)
+    assert a.labels == b.labels
+    c = render(random_spec(8, difficulty="hard"))
+    assert not np.array_equal(a.frame, c.frame)
+
+
+def test_frame_shape_and_types() -> None:
+    scene = render(random_spec(3, size=(640, 360)))
+    assert scene.frame.shape == (360, 640, 3) and scene.frame.dtype == np.uint8
+    assert scene.corners.shape == (4, 2) and scene.corners.dtype == np.float32
+    assert scene.occluded.shape == (10, 10) and scene.occluded.dtype == bool
+    assert len(scene.labels) == 10 and all(len(r) == 10 for r in scene.labels)
+    assert all(scene.labels[r][c] == "free" for r, c in CORNERS)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_corners_are_canonical_whatever_the_rotation(seed: int) -> None:
+    """Rectifying with the corners must reproduce the flat print the right way up."""
+    spec = _clean(random_spec(seed, difficulty="easy", edition="classic"))
+    spec = dataclasses.replace(spec, camera=dataclasses.replace(spec.camera, roll=37.0 + 90 * seed))
+    scene = render(spec, empty=True)
+    assert np.all(scene.corners >= 0) and np.all(scene.corners < np.array(spec.size))
+    got = cv2.cvtColor(_rectify(scene.frame, scene.corners), cv2.COLOR_BGR2GRAY).astype(np.float32)
+    art = board_art(spec.edition, spec.variant)
+    flat = cv2.cvtColor(_rectify(art.levels[0], art.grid_corners()), cv2.COLOR_BGR2GRAY).astype(np.float32)
+    scores = []
+    for k in range(4):
+        ref = np.rot90(flat, k)
+        scores.append(float(np.corrcoef(got.ravel(), ref.ravel())[0, 1]))
+    assert int(np.argmax(scores)) == 0
+    assert scores[0] > 0.6 and scores[0] - max(scores[1:]) > 0.2
+
+
+def test_jumbo_grid_has_the_mat_aspect() -> None:
+    scene = render(_clean(random_spec(2, edition="jumbo", difficulty="easy")), empty=True)
+    # undo the perspective with the four corners, measure the sides in the flat art instead
+    art = board_art("jumbo", scene.spec.variant)
+    x0, y0, x1, y1 = art.grid
+    assert (x1 - x0) / (y1 - y0) == pytest.approx(32 / 27, rel=0.01)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_labels_match_what_is_drawn(seed: int) -> None:
+    """Chips show as a big change from the empty board, in their own colour; empty cells don't."""
+    spec = _clean(random_spec(seed, difficulty="easy", chip_density=0.5))
+    full = render(spec)
+    empty = render(spec, empty=True)
+    a = _rectify(full.frame, full.corners).astype(np.float32)
+    b = _rectify(empty.frame, empty.corners).astype(np.float32)
+    m = RECT // 4
+    for r in range(SIZE):
+        for c in range(SIZE):
+            ya, xa = r * RECT + RECT // 2, c * RECT + RECT // 2
+            pa = a[ya - m:ya + m, xa - m:xa + m].reshape(-1, 3)
+            pb = b[ya - m:ya + m, xa - m:xa + m].reshape(-1, 3)
+            diff = float(np.abs(pa - pb).mean())
+            label = full.labels[r][c]
+            if label in ("free", "empty"):
+                assert diff < 1.0, (r, c, label, diff)
+                continue
+            assert diff > 15.0, (r, c, label, diff)
+            bl, gr, rd = np.median(pa, axis=0)
+            expect = {"blue": bl > rd + 20, "green": gr > rd + 20 and gr > bl,
+                      "red": rd > bl + 40 and rd > gr + 40, "yellow": rd > bl + 60 and gr > bl + 60,
+                      "flipped": min(bl, gr, rd) > 120 and max(bl, gr, rd) - min(bl, gr, rd) < 50}
+            assert expect[label], (r, c, label, (bl, gr, rd))
+
+
+def test_chip_density_and_team_colours() -> None:
+    none = random_spec(1, chip_density=0.0)
+    assert all(v in ("free", "empty") for row in none.labels for v in row)
+    full = random_spec(1, chip_density=1.0, edition="classic")
+    colours = {v for row in full.labels for v in row} - {"free"}
+    assert colours <= {"blue", "green", "red"} and len(colours) in (2, 3)
+    jumbo = [random_spec(s, chip_density=0.5, edition="jumbo").labels for s in range(10)]
+    seen = {v for lab in jumbo for row in lab for v in row}
+    assert "flipped" in seen and "green" not in seen
+
+
+def test_given_labels_are_used_and_checked() -> None:
+    labels = [list(r) for r in empty_labels()]
+    labels[4][4] = "red"
+    spec = random_spec(5, labels=labels)
+    assert spec.labels[4][4] == "red" and render(spec).labels[4][4] == "red"
+    labels[0][0] = "blue"
+    with pytest.raises(ValueError, match="corners"):
+        check_labels(labels)
+    with pytest.raises(ValueError, match="difficulty"):
+        random_spec(1, difficulty="brutal")
+
+
+def test_clutter_hides_only_a_few_cells() -> None:
+    for seed in range(8):
+        scene = render(random_spec(seed, difficulty="hard"))
+        assert int(scene.occluded.sum()) <= 6
