@@ -219,6 +219,13 @@ class Hub:
             self._subscribers.discard(subscriber)
         subscriber.close()
 
+    def disconnect_all(self) -> None:
+        """End every page's stream (they reconnect and resync); used after a network change and in tests."""
+        with self._lock:
+            subscribers, self._subscribers = self._subscribers, set()
+        for subscriber in subscribers:
+            subscriber.close()
+
     def close(self) -> None:
         """Server shutdown: end every stream and ignore further camera input."""
         with self._lock:

@@ -70,7 +70,7 @@ $("pin-form").addEventListener("submit", async (ev) => {
 });
 
 function setLocked(locked) {
-  $("lock").textContent = locked ? "🔒 PIN" : "🔓 unlocked";
+  $("lock").textContent = locked ? "Enter PIN" : "Unlocked";
   $("lock").classList.toggle("unlocked", !locked);
 }
 
@@ -132,13 +132,13 @@ function render(state) {
   status.dataset.state = state.paused ? "paused" : camera.state;
   status.textContent = "camera: " + (state.paused ? "paused" : camera.state.replace("_", " "))
     + (camera.detail && !state.paused ? ` (${camera.detail})` : "");
-  $("pause").textContent = state.paused ? "▶ Resume" : "⏸ Pause";
+  $("pause").textContent = state.paused ? "Resume" : "Pause";
   const turn = $("turn");
   turn.classList.toggle("hidden", !state.turn);
   turn.textContent = state.turn ? `${state.turn} to play` : "";
   const winner = $("winner");
   winner.classList.toggle("hidden", !state.winner);
-  winner.textContent = state.winner ? `🏆 ${state.winner} wins!` : "";
+  winner.textContent = state.winner ? `${state.winner} wins!` : "";
 }
 
 // ---------------------------------------------------------------- corrections and controls
@@ -175,7 +175,7 @@ async function control(path, button) {
 }
 $("undo").addEventListener("click", () => control("/api/undo", $("undo")));
 $("pause").addEventListener("click", () => control(page.state?.paused ? "/api/resume" : "/api/pause", $("pause")));
-$("sound").addEventListener("click", () => { alerts.enableSound(); $("sound").textContent = "🔊 Sound on"; });
+$("sound").addEventListener("click", () => { alerts.enableSound(); $("sound").textContent = "Sound on"; });
 document.addEventListener("pointerdown", () => alerts.enableSound(), { once: true });
 
 // ---------------------------------------------------------------- tabs

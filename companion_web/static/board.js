@@ -117,7 +117,13 @@ export function renderTeams(root, state) {
     box.dataset.team = team.colour;
     const name = document.createElement("div");
     name.className = "name";
-    name.textContent = team.colour + (state.turn === team.colour ? " ▶ to play" : "");
+    name.textContent = team.colour;
+    if (state.turn === team.colour) {
+      const tag = document.createElement("span");
+      tag.className = "to-play";
+      tag.textContent = "▶ to play";
+      name.append(tag);
+    }
     const score = document.createElement("div");
     score.className = "score";
     score.textContent = team.needed ? `${team.done} / ${team.needed}` : `${team.done}`;

@@ -76,7 +76,7 @@ export class Calibration {
   async teach() {
     if (!this.teaching) {
       this.teaching = true;
-      this.$("cal-teach").textContent = "🎨 Capture colours";
+      this.$("cal-teach").textContent = "Capture colours";
       const where = Object.entries(this.teachCells).map(([team, [r, c]]) => `${team} on row ${r + 1}, column ${c + 1}`);
       this.say(`Put one chip: ${where.join("; ")}. Then press Capture colours.`);
       this.draw();
@@ -86,7 +86,7 @@ export class Calibration {
       const d = await this.act("POST", "/api/setup/calibration/colours", { corners: this.corners });
       this.say(d.message || "Colours learned.");
       this.teaching = false;
-      this.$("cal-teach").textContent = "🎨 Teach colours";
+      this.$("cal-teach").textContent = "Teach colours";
       this.draw();
     } catch (err) { this.say(err.message); }
   }
