@@ -18,14 +18,15 @@ import pytest
 
 from engine.layout import CORNERS, SIZE
 from vision.motion import MotionConfig, Rectifier, cell_difference, regions_touching
-from vision.sim.board_art import SKIN, board_art
-from vision.sim.chips import CHIP_BGR, ChipLook, chip_sprite, stamp
+from vision.sim.board_art import board_art
 from vision.track import BoardTracker, TrackConfig, TrackUpdate
 
 FPS = 15.0
 SIZE_WH = (640, 360)
-LOOK = ChipLook(edge_offset=(1.5, -2.0), shadow_offset=(2.0, 3.0), shadow_blur=0.15,
-                shadow_strength=0.35, light_angle=-2.2)
+CHIP_BGR: dict[str, tuple[int, int, int]] = {
+    "blue": (150, 72, 18), "green": (52, 128, 28), "red": (36, 34, 188), "yellow": (28, 196, 236),
+}
+SKIN = (150, 180, 225)
 TABLE_BGR = (70, 95, 125)
 
 
@@ -58,8 +59,7 @@ class Table:
         tex = self.tex_base.copy()
         ch = self.art.cell_size[1] / 2**self.level
         for (r, c), colour in self.chips.items():
-            sprite = chip_sprite(CHIP_BGR[colour], 0.34 * ch, LOOK, colour == "flipped")
-            stamp(tex, sprite, self._tex_xy(*self.art.cell_centre(r, c)), np.ones(3, np.float32))
+            draw_chip(tex, self._tex_xy(*self.art.cell_centre(r, c)), 0.34 * ch, CHIP_BGR[colour])
         self._cache = (key, tex)
         return tex
 
@@ -91,8 +91,23 @@ class Table:
         if arm_tip is not None:
             draw_arm(img, arm_tip)
         gain = self.light * (1 + self.light_gradient * np.linspace(0, 1, W, dtype=np.float32))[None, :, None]
-        out = img.astype(np.float32) * gain + self.rng.normal(0, 2.0, img.shape).astype(np.float32)
+        if not hasattr(self, "_noise"):
+            self._noise = [self.rng.normal(0, 2.0, img.shape).astype(np.float32) for _ in range(5)]
+            self._tick = 0
+        self._tick += 1
+        out = img.astype(np.float32) * gain + self._noise[self._tick % len(self._noise)]
         return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def draw_chip(img: np.ndarray, centre: tuple[float, float], radius: float, bgr: tuple[int, ...]) -> None:
+    """A chip seen from above: shadow, darker rim, face with a highlight (in place)."""
+    x, y = round(centre[0] * 4), round(centre[1] * 4)
+    r = round(radius * 4)
+    aa = {"lineType": cv2.LINE_AA, "shift": 2}
+    cv2.circle(img, (x + 8, y + 12), r, (90, 90, 90), -1, **aa)
+    cv2.circle(img, (x, y), r, tuple(int(v * 0.6) for v in bgr), -1, **aa)
+    cv2.circle(img, (x - 4, y - 4), r - 8, bgr, -1, **aa)
+    cv2.circle(img, (x - r // 3, y - r // 3), r // 5, tuple(min(255, v + 60) for v in bgr), -1, **aa)
 
 
 def draw_arm(img: np.ndarray, tip: tuple[float, float]) -> None:
@@ -120,7 +135,7 @@ class CentreColourReader:
     as something else, as a real reader might be fooled: the tracker, not the reader, must keep
     that from becoming a move."""
 
-    CHIPS: ClassVar[dict[str, tuple[int, int, int]]] = {k: v for k, v in CHIP_BGR.items() if k != "flipped"}
+    CHIPS: ClassVar[dict[str, tuple[int, int, int]]] = CHIP_BGR
 
     def __init__(self, empty_frame: np.ndarray, corners: np.ndarray) -> None:
         self.empty = self._centres(empty_frame, corners)
@@ -135,6 +150,7 @@ class CentreColourReader:
 
     def read(self, frame: np.ndarray, corners: np.ndarray) -> SimpleNamespace:
         centre = self._centres(frame, corners)
+        centre = centre / np.median(centre / self.empty, axis=(0, 1))  # white balance on the cards
         protos = np.array(list(self.CHIPS.values()), np.float32)
         dist = np.concatenate([
             np.linalg.norm(centre - self.empty, axis=-1)[..., None],

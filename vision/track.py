@@ -77,7 +77,10 @@ class TrackConfig:
     min_stable_frames: int = 2
     """... in at least this many consecutive frames."""
     min_confidence: float = 0.5
-    """Readings less sure than this never commit a change."""
+    """Readings at least this sure commit after ``stable_seconds`` ..."""
+    patient_seconds: float = 1.0
+    """... less sure ones (down to ``min_confidence_patient``) only after this long unchanged."""
+    min_confidence_patient: float = 0.2
     first_still_seconds: float = 0.4
     """The first board is committed once the whole board was still and read the same this long."""
     global_fraction: float = 0.4
@@ -397,12 +400,15 @@ class BoardTracker:
         self._cand_since[fresh] = t
         self._cand_frames[fresh] = 1
         self._cand_frames[same] += 1
-        sure = conf >= cfg.min_confidence
+        stable_for = t - np.nan_to_num(self._cand_since, nan=t)
+        sure = (conf >= cfg.min_confidence) | (
+            (conf >= cfg.min_confidence_patient) & (stable_for >= cfg.patient_seconds)
+        )
         ready = (
             candidates
             & sure
             & (t - np.nan_to_num(self._clear_since, nan=t) >= cfg.still_seconds)
-            & (t - np.nan_to_num(self._cand_since, nan=t) >= cfg.stable_seconds)
+            & (stable_for >= cfg.stable_seconds)
             & (self._cand_frames >= cfg.min_stable_frames)
         )
         if not ready.any():

@@ -1,0 +1,240 @@
+"""Plays seeded simulated games through the live pipeline and scores the events against the truth.
+
+Each game is rendered by ``vision.sim.simulate_game`` (hands, bumps, flicker, flips), fed
+frame by frame through ``companion_web.pipeline.Pipeline`` with a ``vision.track.BoardTracker``
+and an ``engine.Game`` (the same code path as ``sequence-companion replay``), and the engine's
+events are matched with the simulator's ground truth:
+
+- a move (placed/removed) matches the first unmatched engine event of the same type and cell
+  committed after the chip changed; its latency runs from the frame where the hand has fully
+  left to the frame the event was committed;
+- sequences match by team and cells, wins by team;
+- re-lock time runs from each bump to the first frame the tracker reports ``relocked``.
+
+Usage: ``python benchmarks/live_accuracy.py [--games 20] [--seed 1] [--jobs 2]``.
+Games alternate classic/Jumbo and 2/3 teams; 1280x720 at 15 fps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+FPS = 15.0
+SIZE = (1280, 720)
+EARLY_S = 3.0
+"""An event may be committed this long before the hand has fully left (the hand lingers)."""
+RELOCK_GIVE_UP_S = 10.0
+
+
+@dataclass
+class GameScore:
+    """Counts and timings of one game."""
+
+    name: str
+    frames: int = 0
+    moves: int = 0
+    found: int = 0
+    wrong_team: int = 0
+    phantoms: list[str] = field(default_factory=list)
+    missed: list[str] = field(default_factory=list)
+    sequences: int = 0
+    sequences_found: int = 0
+    false_sequences: int = 0
+    wins: int = 0
+    wins_found: int = 0
+    false_wins: int = 0
+    alerts: int = 0
+    latencies: list[float] = field(default_factory=list)
+    bumps: int = 0
+    relock_times: list[float] = field(default_factory=list)
+    relock_failed: int = 0
+    seconds: float = 0.0
+
+
+def game_specs(n: int, seed: int) -> list[Any]:
+    """``n`` seeded specs cycling classic/Jumbo and 2/3 teams."""
+    from vision.sim import GameSpec
+
+    combos = [
+        ("classic", ("blue", "green")),
+        ("jumbo", ("yellow", "red")),
+        ("classic", ("blue", "green", "red")),
+        ("jumbo", ("yellow", "red", "blue")),
+    ]
+    specs = []
+    for k in range(n):
+        edition, teams = combos[k % len(combos)]
+        specs.append(GameSpec(seed=seed + k, edition=edition, teams=teams, fps=FPS, size=SIZE))
+    return specs
+
+
+def _frames(sim: Any) -> Iterator[tuple[int, np.ndarray]]:
+    for f in sim.frames():
+        yield f.index, f.frame
+
+
+def play(spec: Any) -> GameScore:
+    """Run one game through the pipeline and score it."""
+    from companion_web.pipeline import Pipeline
+    from engine import Game
+    from vision.sim import simulate_game
+    from vision.sources import OrderedSource
+    from vision.track import BoardTracker
+
+    cv2.setNumThreads(1)
+    start = time.perf_counter()
+    sim = simulate_game(spec)
+    game = Game(list(spec.teams), edition=spec.edition)
+    tracker = BoardTracker(edition=spec.edition)
+    emitted: list[tuple[int, Any]] = []
+    relocks: list[int] = []
+    score = GameScore(f"seed {spec.seed} {spec.edition} {len(spec.teams)} teams")
+
+    def on_board(labels: list[list[str]], index: int, t: float) -> list[Any]:
+        events = game.observe(labels)
+        emitted.extend((index, e) for e in events)
+        return events
+
+    def on_update(frame: Any, update: Any) -> None:
+        score.frames += 1
+        if getattr(update, "relocked", False):
+            relocks.append(frame.index)
+
+    source = OrderedSource(_frames(sim), fps=FPS, description=score.name)
+    try:
+        Pipeline(source, tracker, on_board=on_board, on_update=on_update).run()
+    finally:
+        source.close()
+    score.seconds = time.perf_counter() - start
+    _score(score, list(sim.events), emitted, relocks)
+    return score
+
+
+def _cell(value: Any) -> tuple[int, int] | None:
+    return None if value is None else (int(value[0]), int(value[1]))
+
+
+def _cells(value: Any) -> frozenset[tuple[int, int]]:
+    return frozenset((int(r), int(c)) for r, c in (value or ()))
+
+
+def _score(score: GameScore, truth: list[dict], emitted: list[tuple[int, Any]], relocks: list[int]) -> None:
+    used: set[int] = set()
+    moves = [e for e in truth if e["type"] in ("placed", "removed")]
+    score.moves = len(moves)
+    for ev in moves:
+        cell = _cell(ev.get("cell"))
+        hit = None
+        for k, (index, out) in enumerate(emitted):
+            if k in used or out.type != ev["type"] or _cell(out.cell) != cell:
+                continue
+            if index >= ev["frame"] - EARLY_S * FPS:
+                hit = k
+                break
+        if hit is None:
+            score.missed.append(f"{ev['type']} {cell} at frame {ev['frame']}")
+            continue
+        used.add(hit)
+        score.found += 1
+        index, out = emitted[hit]
+        if ev["type"] == "placed" and ev.get("team") and out.team and out.team != ev["team"]:
+            score.wrong_team += 1
+        score.latencies.append((index - ev["frame"]) / FPS)
+    for k, (index, out) in enumerate(emitted):
+        if out.type in ("placed", "removed") and k not in used:
+            score.phantoms.append(f"{out.type} {_cell(out.cell)} {out.team} at frame {index}")
+    true_seqs = [(e.get("team"), _cells(e.get("cells"))) for e in truth if e["type"] == "sequence"]
+    score.sequences = len(true_seqs)
+    remaining = list(true_seqs)
+    for _, out in emitted:
+        if out.type != "sequence":
+            continue
+        key = (out.team, _cells(out.cells))
+        if key in remaining:
+            remaining.remove(key)
+            score.sequences_found += 1
+        else:
+            score.false_sequences += 1
+    true_wins = [e.get("team") for e in truth if e["type"] == "win"]
+    score.wins = len(true_wins)
+    for _, out in emitted:
+        if out.type == "win":
+            if out.team in true_wins:
+                true_wins.remove(out.team)
+                score.wins_found += 1
+            else:
+                score.false_wins += 1
+    score.alerts = sum(1 for _, out in emitted if out.type == "alert")
+    for ev in truth:
+        if ev["type"] != "bump":
+            continue
+        score.bumps += 1
+        after = [i for i in relocks if ev["frame"] <= i <= ev["frame"] + RELOCK_GIVE_UP_S * FPS]
+        if after:
+            score.relock_times.append((after[0] - ev["frame"]) / FPS)
+        else:
+            score.relock_failed += 1
+
+
+def _pct(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q)) if values else float("nan")
+
+
+def report(scores: list[GameScore], wall: float) -> None:
+    moves = sum(s.moves for s in scores)
+    found = sum(s.found for s in scores)
+    lat = [x for s in scores for x in s.latencies]
+    relock = [x for s in scores for x in s.relock_times]
+    phantoms = sum(len(s.phantoms) for s in scores)
+    print(f"games: {len(scores)}   frames: {sum(s.frames for s in scores)}   wall time: {wall:.0f} s")
+    print(f"move recall:               {found}/{moves} = {found / max(moves, 1):.2%}")
+    print(f"phantom move events:       {phantoms}")
+    print(f"placements of wrong team:  {sum(s.wrong_team for s in scores)}")
+    seqs, seqs_found = sum(s.sequences for s in scores), sum(s.sequences_found for s in scores)
+    print(f"sequences announced:       {seqs_found}/{seqs}")
+    print(f"false sequence alerts:     {sum(s.false_sequences for s in scores)}")
+    wins, wins_found = sum(s.wins for s in scores), sum(s.wins_found for s in scores)
+    print(f"wins detected:             {wins_found}/{wins}   false wins: {sum(s.false_wins for s in scores)}")
+    print(f"engine alerts raised:      {sum(s.alerts for s in scores)}")
+    print(f"latency hand-left->event:  median {_pct(lat, 50):.2f} s   p95 {_pct(lat, 95):.2f} s"
+          f"   max {max(lat, default=float('nan')):.2f} s")
+    failed = sum(s.relock_failed for s in scores)
+    print(f"bumps: {sum(s.bumps for s in scores)}   re-lock time median {_pct(relock, 50):.2f} s"
+          f"   max {max(relock, default=float('nan')):.2f} s   not re-locked: {failed}")
+    for s in scores:
+        if s.missed or s.phantoms:
+            print(f"  {s.name}: missed {s.missed[:4]} phantoms {s.phantoms[:4]}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=2, help="games played in parallel processes")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    specs = game_specs(args.games, args.seed)
+    start = time.perf_counter()
+    if args.jobs > 1:
+        with ProcessPoolExecutor(args.jobs) as pool:
+            scores = list(pool.map(play, specs))
+    else:
+        scores = [play(s) for s in specs]
+    report(scores, time.perf_counter() - start)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
