@@ -1,0 +1,216 @@
+"""Shared geometry of the printed grid: input checks, corner order, homographies, editions.
+
+Conventions (see docs/ARCHITECTURE.md): images are ``(H, W, 3) uint8`` BGR (a few functions
+also take ``(H, W)`` grayscale and say so); corners are ``(4, 2) float32`` image pixels of the
+outer corners of the 10x10 grid. *Grid coordinates* ``(u, v)`` run in cells: ``u`` along a row
+(0 at the left edge of column 0, 10 at the right edge of column 9), ``v`` down the columns, so
+the corners are ``(0, 0) (10, 0) (10, 10) (0, 10)`` in the order TL, TR, BR, BL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from engine.layout import EDITIONS, SIZE
+
+GRID_CORNERS_UV = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], dtype=np.float32)
+"""Grid coordinates of the four outer corners, in the order TL, TR, BR, BL."""
+
+
+@dataclass(frozen=True)
+class GridFit:
+    """Where the 10x10 grid is in a frame, or why it was not found (then it is falsy).
+
+    ``corners`` is ``(4, 2) float32`` image pixels (order documented by the producer);
+    ``score`` in [0, 1] says how well the printed lattice supports the fit; ``edition`` is
+    ``"classic"`` or ``"jumbo"``; ``reason`` is empty on success and a one-line message on
+    failure, in the style of scikit-image's ``FailedEstimation``.
+    """
+
+    corners: np.ndarray | None = None
+    score: float = 0.0
+    edition: str | None = None
+    reason: str = ""
+    details: dict = field(default_factory=dict, compare=False)
+
+    def __bool__(self) -> bool:
+        return self.corners is not None and not self.reason
+
+    @classmethod
+    def failed(cls, reason: str, **details: object) -> GridFit:
+        """A falsy fit carrying ``reason``."""
+        return cls(reason=reason, details=dict(details))
+
+
+def edition_aspect(edition: str) -> float:
+    """Width/height of the playing grid of ``edition``; ``ValueError`` naming it if unknown."""
+    try:
+        return EDITIONS[edition].grid_aspect
+    except KeyError:
+        names = ", ".join(EDITIONS)
+        raise ValueError(f"unknown edition {edition!r}; expected one of: {names}") from None
+
+
+def check_frame(frame: object, name: str = "frame", *, allow_gray: bool = True) -> np.ndarray:
+    """Return ``frame`` as a uint8 array after checking it is an image; ``ValueError`` otherwise.
+
+    Accepts ``(H, W, 3)`` BGR and, when ``allow_gray``, ``(H, W)`` grayscale. The message names
+    the parameter and quotes the shape or type received.
+    """
+    if frame is None:
+        raise ValueError(f"{name} is None; expected an (H, W, 3) uint8 BGR image")
+    if not isinstance(frame, np.ndarray):
+        raise ValueError(f"{name} must be a NumPy array, got {type(frame).__name__}")
+    if frame.size == 0:
+        raise ValueError(f"{name} is empty (shape {frame.shape})")
+    shapes = "(H, W, 3) BGR or (H, W) grayscale" if allow_gray else "(H, W, 3) BGR"
+    ok = (frame.ndim == 3 and frame.shape[2] == 3) or (allow_gray and frame.ndim == 2)
+    if not ok:
+        raise ValueError(f"{name} must be {shapes}, got shape {frame.shape}")
+    if frame.dtype != np.uint8:
+        raise ValueError(f"{name} must be uint8, got dtype {frame.dtype}")
+    if min(frame.shape[:2]) < 16:
+        raise ValueError(f"{name} is too small to hold a board: shape {frame.shape}")
+    return frame
+
+
+def check_corners(corners: object, name: str = "corners") -> np.ndarray:
+    """Return ``corners`` as ``(4, 2) float32`` after checking it is a usable quadrilateral.
+
+    Raises ``ValueError`` naming the parameter for a wrong shape, non-finite values, or a
+    degenerate (self-crossing, collinear or tiny) quadrilateral.
+    """
+    if corners is None:
+        raise ValueError(f"{name} is None; expected 4 (x, y) points")
+    try:
+        pts = np.asarray(corners, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be 4 (x, y) points, got {corners!r}") from None
+    if pts.shape != (4, 2):
+        raise ValueError(f"{name} must have shape (4, 2), got shape {pts.shape}")
+    if not np.isfinite(pts).all():
+        raise ValueError(f"{name} must be finite numbers, got {pts.tolist()}")
+    edges = np.roll(pts, -1, axis=0) - pts
+    cross = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+    if not (np.all(cross > 0) or np.all(cross < 0)):
+        raise ValueError(f"{name} must be a convex quadrilateral in order, got {pts.round(1).tolist()}")
+    if abs(polygon_area(pts)) < 16.0:
+        raise ValueError(f"{name} encloses almost no area: {pts.round(1).tolist()}")
+    return pts.astype(np.float32)
+
+
+def polygon_area(pts: np.ndarray) -> float:
+    """Signed area of a polygon given as ``(N, 2)`` points (positive when clockwise in image axes)."""
+    x, y = pts[:, 0], pts[:, 1]
+    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
+
+
+def order_as_seen(points: np.ndarray) -> np.ndarray:
+    """Order 4 points TL, TR, BR, BL *as seen* in the image (clockwise on screen).
+
+    The first point is the one lying most towards the upper-left from the centroid, so the
+    order is stable for any rotation of the board. Returns ``(4, 2) float32``.
+    """
+    pts = np.asarray(points, dtype=np.float64).reshape(4, 2)
+    centre = pts.mean(axis=0)
+    angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
+    pts = pts[np.argsort(angles)]  # clockwise on screen (y points down)
+    offsets = pts - centre
+    up_left = (offsets @ np.array([-1.0, -1.0])) / np.maximum(np.linalg.norm(offsets, axis=1), 1e-9)
+    return np.roll(pts, -int(np.argmax(up_left)), axis=0).astype(np.float32)
+
+
+def roll_corners(corners: np.ndarray, quarter_turns: int) -> np.ndarray:
+    """Corners with the start moved ``quarter_turns`` places along the order (a copy)."""
+    return np.roll(np.asarray(corners, dtype=np.float32), -int(quarter_turns), axis=0)
+
+
+def grid_homography(corners: np.ndarray) -> np.ndarray:
+    """3x3 homography taking grid coordinates ``(u, v)`` in cells to image pixels."""
+    return cv2.getPerspectiveTransform(GRID_CORNERS_UV, np.asarray(corners, dtype=np.float32))
+
+
+def apply_homography(h: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Map ``(N, 2)`` points through ``h``; returns ``(N, 2)`` float64."""
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    q = np.hstack([pts, np.ones((len(pts), 1))]) @ np.asarray(h, dtype=np.float64).T
+    return q[:, :2] / q[:, 2:3]
+
+
+def canonical_size(edition: str, cell_px: int) -> tuple[int, int]:
+    """``(width, height)`` in pixels of a rectified grid of ``edition`` with cells ``cell_px`` tall."""
+    return round(SIZE * cell_px * edition_aspect(edition)), SIZE * cell_px
+
+
+def canonical_rect(edition: str, cell_px: int) -> np.ndarray:
+    """Corners TL, TR, BR, BL of the rectified grid of ``edition`` (``(4, 2) float32``)."""
+    w, h = canonical_size(edition, cell_px)
+    return np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32)
+
+
+def grid_diagonal(corners: np.ndarray) -> float:
+    """Mean length of the two diagonals of the grid quadrilateral, in pixels."""
+    c = np.asarray(corners, dtype=np.float64)
+    return 0.5 * float(np.linalg.norm(c[2] - c[0]) + np.linalg.norm(c[3] - c[1]))
+
+
+def corner_error(found: np.ndarray, truth: np.ndarray) -> float:
+    """Largest corner distance between two corner sets, as a fraction of the true grid diagonal."""
+    d = np.linalg.norm(np.asarray(found, np.float64) - np.asarray(truth, np.float64), axis=1)
+    return float(d.max() / grid_diagonal(truth))
+
+
+def metric_aspect(
+    corners: np.ndarray, image_size: tuple[int, int], *, focal_prior: float = 0.8
+) -> float:
+    """Estimate width/height of the real rectangle imaged as ``corners`` (TL, TR, BR, BL).
+
+    Assumes square pixels with the principal point at the image centre. The focal length comes
+    from the two vanishing points (Zhang & He, whiteboard scanning) when they determine it,
+    otherwise ``focal_prior`` times the long image side (a typical webcam). With the focal
+    length ``K`` known, the homography ``H`` of the unit square gives the ratio as
+    ``|K^-1 h1| / |K^-1 h2|``. ``image_size`` is ``(width, height)``.
+    """
+    c = np.asarray(corners, dtype=np.float64)
+    scale = float(max(image_size))
+    centred = (c - np.array([image_size[0] / 2.0, image_size[1] / 2.0])) / scale
+    f2 = _focal_squared(centred)
+    if f2 is None or not 0.3**2 <= f2 <= 3.0**2:
+        f2 = focal_prior**2
+    unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=np.float32)
+    h = cv2.getPerspectiveTransform(unit, centred.astype(np.float32))
+    k_inv = np.diag([1.0 / np.sqrt(f2), 1.0 / np.sqrt(f2), 1.0])
+    cols = k_inv @ h
+    return float(np.linalg.norm(cols[:, 0]) / max(np.linalg.norm(cols[:, 1]), 1e-12))
+
+
+def _focal_squared(centred: np.ndarray) -> float | None:
+    """Squared focal length (in the same units as ``centred``) from a rectangle's image, or None."""
+    p = np.hstack([centred, np.ones((4, 1))])
+    m1, m2, m3, m4 = p[0], p[1], p[3], p[2]  # Zhang & He order: (0,0) (w,0) (0,h) (w,h)
+    d2 = float(np.dot(np.cross(m2, m4), m3))
+    d3 = float(np.dot(np.cross(m3, m4), m2))
+    if abs(d2) < 1e-12 or abs(d3) < 1e-12:
+        return None
+    n2 = float(np.dot(np.cross(m1, m4), m3)) / d2 * m2 - m1
+    n3 = float(np.dot(np.cross(m1, m4), m2)) / d3 * m3 - m1
+    # Both vanishing points must be finite enough for the product below to mean anything.
+    if abs(n2[2]) < 0.02 * np.linalg.norm(n2[:2]) or abs(n3[2]) < 0.02 * np.linalg.norm(n3[:2]):
+        return None
+    f2 = -(n2[0] * n3[0] + n2[1] * n3[1]) / (n2[2] * n3[2])
+    return float(f2) if np.isfinite(f2) else None
+
+
+def guess_edition(corners: np.ndarray, image_size: tuple[int, int]) -> tuple[str, float]:
+    """The edition whose grid aspect is closest to the measured one, and that aspect.
+
+    The measured aspect is folded so that a board seen rotated by a quarter turn counts the
+    same (orientation is decided later, from the print).
+    """
+    aspect = metric_aspect(corners, image_size)
+    folded = max(aspect, 1.0 / max(aspect, 1e-9))
+    best = min(EDITIONS, key=lambda name: abs(np.log(folded / EDITIONS[name].grid_aspect)))
+    return best, aspect
