@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,8 @@ from flask import Blueprint, Response, abort, jsonify
 from companion_web.app import services
 from companion_web.security import BadInput, parse_bool, pin_required
 from companion_web.views.common import json_body, only_keys
+
+log = logging.getLogger(__name__)
 
 bp = Blueprint("setup", __name__, url_prefix="/api/setup")
 
@@ -155,19 +158,25 @@ def calibration_snapshot() -> Any:
 
 
 def _auto_corners(frame: Any, edition: str) -> tuple[list[list[float]] | None, str]:
-    """The grid found with no help (canonical TL TR BR BL), or None and the reason."""
-    try:
-        from calibration.build import calibrate
-    except ImportError:
-        calibrate = None
-    if calibrate is not None:
-        result = calibrate(frame, edition=edition)
-        corners = getattr(result, "corners", None) if result else None
-    else:
-        from vision.detect import detect
+    """The grid found with no help (canonical TL TR BR BL), or None and the reason.
 
-        result = detect(frame, edition=edition)
-        corners = result.corners if result else None
+    Finding it is a convenience: when it fails for any reason the person drags the corners.
+    """
+    import cv2
+
+    try:
+        try:
+            from calibration.build import calibrate
+        except ImportError:
+            from vision.detect import detect
+
+            result = detect(frame, edition=edition)
+        else:
+            result = calibrate(frame, edition=edition)
+    except (ImportError, ValueError, cv2.error) as exc:
+        log.warning("automatic grid search failed: %s", exc)
+        return None, f"automatic search unavailable ({exc})"
+    corners = getattr(result, "corners", None) if result else None
     if corners is None:
         return None, str(getattr(result, "reason", "") or "board not found")
     return [[round(float(x), 1), round(float(y), 1)] for x, y in corners], ""
