@@ -23,14 +23,19 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from engine.layout import CORNERS, SIZE
+from engine.layout import CORNERS, LAYOUT, SIZE
 from vision.colour import ColourModel, balanced_lab
 from vision.warp import GridGeometry, WarpConfig, grid_geometry, warp_grid
 
 N_CELLS = SIZE * SIZE
-CORNER_MASK = np.zeros((SIZE, SIZE), dtype=bool)
-for _r, _c in CORNERS:
-    CORNER_MASK[_r, _c] = True
+CORNER_MASK = np.array([[(r, c) in CORNERS for c in range(SIZE)] for r in range(SIZE)])
+"""The four printed free corners, ``(10, 10)`` bool."""
+COURT_MASK = np.array([[LAYOUT[r][c][:-1] in ("Q", "K") for c in range(SIZE)] for r in range(SIZE)])
+"""Cells printed with a Queen or King (colourful art), ``(10, 10)`` bool."""
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return (1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))).astype(np.float32)
 
 
 @dataclass(frozen=True)
@@ -62,20 +67,38 @@ class ReaderConfig:
     """Inner and outer samples sit this far (fraction of the side) either side of the rim."""
     ring_quantile: float = 0.25
     """A rim counts only if the edge is there nearly all around: this low quantile over angles."""
+    saturated_level: int = 250
+    """A raw channel at or above this is clipped by the camera (glare): its colour is unknown."""
     ref_delta: float = 14.0
     """ΔE between a pixel and the same place on the empty board that counts as changed."""
-    # Decision: chip evidence is a weighted sum of normalised cues minus a bias (logit units).
-    w_uniform: float = 1.0
-    uniform_scale: float = 6.0
-    uniform_centre: float = 12.0
-    w_ring: float = 1.0
-    ring_scale: float = 4.0
-    ring_centre: float = 10.0
-    w_proto: float = 1.0
-    proto_centre: float = 2.5
-    w_ref: float = 4.0
-    ref_centre: float = 0.35
-    ref_scale: float = 0.08
+    # Decision: two logistic scores over named cues (see ``decision_inputs``), fitted on rendered
+    # frames and rounded; positive means "a chip is there". ``colour`` decides chips of a team
+    # colour, ``white`` a flipped (white) chip; ``*_ref`` apply when an empty-board reference is set.
+    colour_weights: tuple[tuple[str, float], ...] = (
+        ("spread", -0.107), ("ring", 0.151), ("d_colour", -5.2), ("court_spread", -0.242), ("bias", 9.52),
+    )
+    colour_weights_ref: tuple[tuple[str, float], ...] = (
+        ("spread", -0.061), ("ring", 0.0035), ("d_colour", -0.179), ("court_spread", -0.0455),
+        ("ref_change", 7.26), ("ref_median", 0.2135), ("bias", -5.74),
+    )
+    white_weights: tuple[tuple[str, float], ...] = (
+        ("l_deficit", -0.03), ("ring", 0.723), ("ring_median", -0.198), ("spread", -0.526),
+        ("d_flipped", -3.21), ("chroma", 0.291), ("bias", -1.0),
+    )
+    white_weights_ref: tuple[tuple[str, float], ...] = (
+        ("l_deficit", -0.1125), ("ring", 0.418), ("ring_median", -0.103), ("spread", -0.196),
+        ("d_flipped", -0.367), ("chroma", -0.177), ("ref_change", 15.1), ("ref_median", 1.2), ("bias", -3.74),
+    )
+    input_caps: tuple[tuple[str, float, float], ...] = (
+        ("spread", 0.0, 40.0), ("ring", 0.0, 60.0), ("ring_median", 0.0, 60.0),
+        ("d_colour", 0.0, 5.0), ("d_flipped", 0.0, 5.0), ("court_spread", 0.0, 40.0),
+        ("l_deficit", -5.0, 40.0), ("chroma", 0.0, 60.0), ("ref_median", 0.0, 40.0),
+    )
+    """Each cue is clipped to a range, so one absurd value cannot outvote the others."""
+    colour_margin_gain: float = 2.0
+    """Confidence in the colour: logistic of (second-best - best) prototype distance times this."""
+    saturated_doubt: float = 0.5
+    """Confidence is scaled by (1 - this * clipped fraction) where the camera clipped the centre."""
 
 
 @dataclass(frozen=True)
@@ -109,11 +132,11 @@ def _cell_masks(geom: GridGeometry, cfg: ReaderConfig) -> tuple[np.ndarray, np.n
     return out[0], out[1]
 
 
-def _ring_samples(geom: GridGeometry, cfg: ReaderConfig) -> tuple[np.ndarray, np.ndarray, int]:
-    """Flat rectified-grid indices of inner and outer rim samples for every cell.
+def _ring_samples(geom: GridGeometry, cfg: ReaderConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Flat rectified-grid indices of inner, on-rim and outer samples for every cell.
 
-    Returns ``(inner, outer, n_hyp)``, each index array ``(100, n_hyp, A)``: one hypothesis per
-    (centre shift, radius), ``A`` angles each.
+    Returns ``(inner, rim, outer)``, each ``(100, n_hyp, A)``: one hypothesis per (centre shift,
+    radius), ``A`` angles each.
     """
     h, w = geom.cell_h, geom.cell_w
     side = min(h, w)
@@ -130,11 +153,11 @@ def _ring_samples(geom: GridGeometry, cfg: ReaderConfig) -> tuple[np.ndarray, np
     cx = cols[:, None, None] * w + w / 2 + hx[None, :, None]
     cos, sin = np.cos(angles)[None, None, :], np.sin(angles)[None, None, :]
     out = []
-    for r in (hr[None, :, None] - step, hr[None, :, None] + step):
+    for r in (hr[None, :, None] - step, hr[None, :, None], hr[None, :, None] + step):
         y = np.clip(np.floor(cy + r * sin), 0, SIZE * h - 1).astype(np.intp)
         x = np.clip(np.floor(cx + r * cos), 0, SIZE * w - 1).astype(np.intp)
         out.append(y * (SIZE * w) + x)
-    return out[0], out[1], hr.size
+    return out[0], out[1], out[2]
 
 
 def _neighbour_median(values: np.ndarray) -> np.ndarray:
@@ -162,7 +185,7 @@ class CellReader:
         self.geometry = grid_geometry(edition, config.warp)
         self.colour_model = colour_model or ColourModel.default(edition)
         self._core, self._outer = _cell_masks(self.geometry, config)
-        self._ring_in, self._ring_out, self._n_hyp = _ring_samples(self.geometry, config)
+        self._ring_in, self._ring_mid, self._ring_out = _ring_samples(self.geometry, config)
         self._kernel = np.ones((3, 3), np.uint8)
         self._ref_lab: np.ndarray | None = None
         if reference_patches is not None:
@@ -210,28 +233,40 @@ class CellReader:
         cfg = self.config
         lab, white = self._balanced_lab(grid)
         flat = lab.reshape(-1, 3)
+        raw_max = np.take(grid.max(axis=2).reshape(-1), self._core)
+        saturated = (raw_max >= cfg.saturated_level).mean(axis=1)
         core = np.take(flat, self._core, axis=0)  # (100, n, 3)
         med = np.median(core, axis=1)  # (100, 3)
         spread = np.median(np.linalg.norm(core - med[:, None, :], axis=2), axis=1)
-        diff = np.take(flat, self._ring_out, axis=0) - np.take(flat, self._ring_in, axis=0)
-        edge = np.sqrt((diff * diff).sum(axis=-1))  # (100, n_hyp, A)
+        inner = np.take(flat, self._ring_in, axis=0)
+        outer = np.take(flat, self._ring_out, axis=0)
+        mid = np.take(flat, self._ring_mid, axis=0)
+        step = outer - inner  # a chip face against the card: a colour step across the rim
+        line = mid - 0.5 * (inner + outer)  # a chip's dark edge and shadow: a line on the rim
+        edge = np.maximum(np.sqrt((step * step).sum(axis=-1)), np.sqrt((line * line).sum(axis=-1)))
         k = int(cfg.ring_quantile * (cfg.ring_angles - 1))
-        ring = np.partition(edge, k, axis=2)[:, :, k].max(axis=1)
+        k2 = (cfg.ring_angles - 1) // 2
+        parted = np.partition(edge, (k, k2), axis=2)
+        ring = parted[:, :, k].max(axis=1)
+        ring_median = parted[:, :, k2].max(axis=1)
         dist = self.colour_model.distances(med)  # (100, P)
         feats = {
             "core_lab": med,
             "spread": spread,
             "ring": ring,
+            "ring_median": ring_median,
             "proto_dist": dist,
             "white": white.reshape(N_CELLS, 3),
             "brightness": white.reshape(N_CELLS, 3).mean(axis=1),
+            "saturated": saturated,
         }
         if self._ref_lab is not None:
-            feats["ref_change"] = self._reference_change(lab)
+            feats["ref_change"], feats["ref_median"] = self._reference_change(lab)
         return feats
 
-    def _reference_change(self, lab: np.ndarray) -> np.ndarray:
-        """Fraction of each central disc that differs from the empty board, ``(100,)``.
+    def _reference_change(self, lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """How each central disc differs from the empty board: the fraction of changed pixels and
+        the median ΔE, both ``(100,)``.
 
         The reference is dilated/eroded by one pixel per channel first, so a pixel of
         misregistration along a printed edge is not a change.
@@ -243,36 +278,76 @@ class CellReader:
         excess = np.maximum(lab - hi, 0) + np.maximum(lo - lab, 0)
         delta = np.sqrt((excess * excess).sum(axis=2))
         core = np.take(delta.reshape(-1), self._core)
-        return (core > self.config.ref_delta).mean(axis=1)
+        return (core > self.config.ref_delta).mean(axis=1), np.median(core, axis=1)
+
+    def decision_inputs(self, feats: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The named cues the decision weighs, each ``(100,)`` float32, clipped to its range."""
+        labels = self.colour_model.labels
+        dist = feats["proto_dist"]
+        colour_idx = [i for i, n in enumerate(labels) if n != "flipped"]
+        big = np.full(N_CELLS, 1e3, np.float32)
+        inputs = {
+            "spread": feats["spread"],
+            "ring": feats["ring"],
+            "ring_median": feats["ring_median"],
+            "d_colour": dist[:, colour_idx].min(axis=1) if colour_idx else big,
+            "d_flipped": dist[:, labels.index("flipped")] if "flipped" in labels else big,
+            "court_spread": COURT_MASK.ravel() * feats["spread"],
+            "l_deficit": 100.0 - feats["core_lab"][:, 0],
+            "chroma": np.hypot(feats["core_lab"][:, 1], feats["core_lab"][:, 2]),
+            "saturated": feats["saturated"],
+        }
+        if "ref_change" in feats:
+            inputs["ref_change"] = feats["ref_change"]
+            inputs["ref_median"] = feats["ref_median"]
+        for name, lo, hi in self.config.input_caps:
+            if name in inputs:
+                inputs[name] = np.clip(inputs[name], lo, hi)
+        return inputs
+
+    @staticmethod
+    def _score(inputs: dict[str, np.ndarray], weights: tuple[tuple[str, float], ...]) -> np.ndarray:
+        z = np.zeros(N_CELLS, np.float32)
+        for name, w in weights:
+            z += w if name == "bias" else w * inputs[name]
+        return z
 
     def decide(self, feats: dict[str, np.ndarray]) -> tuple[list[list[str]], np.ndarray, np.ndarray]:
-        """Labels, confidence and chip logit from features (see ``ReaderConfig``)."""
+        """Labels ``(10, 10)``, confidence ``(10, 10)`` and chip logit ``(100,)`` from features."""
         cfg = self.config
-        dist = feats["proto_dist"]
-        best = dist.argmin(axis=1)
-        best_d = dist[np.arange(N_CELLS), best]
-        logit = (
-            cfg.w_uniform * (cfg.uniform_centre - feats["spread"]) / cfg.uniform_scale
-            + cfg.w_ring * (feats["ring"] - cfg.ring_centre) / cfg.ring_scale
-            + cfg.w_proto * (cfg.proto_centre - best_d)
-        )
-        if "ref_change" in feats:
-            logit = logit + cfg.w_ref * (feats["ref_change"] - cfg.ref_centre) / cfg.ref_scale
-        chip = logit > 0
-        p_chip = 1.0 / (1.0 + np.exp(-logit))
-        conf_chip = np.where(chip, p_chip, 1.0 - p_chip)
+        labels = self.colour_model.labels
+        inputs = self.decision_inputs(feats)
+        ref = "ref_change" in inputs
+        z_colour = self._score(inputs, cfg.colour_weights_ref if ref else cfg.colour_weights)
+        has_white = "flipped" in labels
+        white_weights = cfg.white_weights_ref if ref else cfg.white_weights
+        z_white = self._score(inputs, white_weights) if has_white else None
+        colour_idx = np.array([i for i, n in enumerate(labels) if n != "flipped"], dtype=np.intp)
+        names = np.array([labels[i] for i in colour_idx], dtype=object)
+        dist = feats["proto_dist"][:, colour_idx]
+        order = np.argsort(dist, axis=1)
+        best = order[:, 0]
+        rows = np.arange(N_CELLS)
         if dist.shape[1] > 1:
-            second = np.partition(dist, 1, axis=1)[:, 1]
-            colour_conf = 1.0 / (1.0 + np.exp(-(second - best_d)))
+            margin = dist[rows, order[:, 1]] - dist[rows, best]
+            colour_conf = _sigmoid(cfg.colour_margin_gain * margin)
         else:
-            colour_conf = np.ones(N_CELLS)
-        conf = np.where(chip, conf_chip * colour_conf, conf_chip)
-        names = np.array(self.colour_model.labels, dtype=object)
-        labels = np.where(chip, names[best], "empty").reshape(SIZE, SIZE)
-        labels[CORNER_MASK] = "free"
+            colour_conf = np.ones(N_CELLS, np.float32)
+        p_colour = _sigmoid(z_colour)
+        p_white = _sigmoid(z_white) if z_white is not None else np.zeros(N_CELLS, np.float32)
+        is_colour = z_colour > 0
+        is_white = ~is_colour & (z_white > 0) if z_white is not None else np.zeros(N_CELLS, bool)
+        out = np.where(is_colour, names[best], np.where(is_white, "flipped", "empty"))
+        conf = np.where(
+            is_colour, p_colour * colour_conf, np.where(is_white, p_white, (1 - p_colour) * (1 - p_white))
+        )
+        conf = conf * (1.0 - cfg.saturated_doubt * inputs["saturated"])
+        logit = np.maximum(z_colour, z_white) if z_white is not None else z_colour
+        out = out.reshape(SIZE, SIZE)
+        out[CORNER_MASK] = "free"
         conf = conf.reshape(SIZE, SIZE).astype(np.float32)
         conf[CORNER_MASK] = 1.0
-        return labels.tolist(), conf, logit.astype(np.float32)
+        return out.tolist(), conf, logit.astype(np.float32)
 
     def read(self, frame: np.ndarray, corners: np.ndarray) -> CellReading:
         """Read all cells of ``frame`` (``(H, W, 3)`` uint8 BGR) with canonical ``corners`` ``(4, 2)``."""

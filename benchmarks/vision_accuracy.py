@@ -1,0 +1,161 @@
+"""Accuracy of `detect` on seeded simulated frames, in three modes, with per-stage timings.
+
+Modes: corners given (the reader alone); empty-board reference given (re-find + compare with the
+empty look); nothing given (locate + orient + read). For each: board found rate, orientation
+accuracy, corner error as a fraction of the grid diagonal, per-cell error (cells hidden by
+clutter excluded), all-cells-right rate, and median milliseconds per frame.
+
+    .venv/bin/python benchmarks/vision_accuracy.py                  # 300 frames
+    .venv/bin/python benchmarks/vision_accuracy.py --frames 60 --seed 7 --modes corners
+    .venv/bin/python benchmarks/vision_accuracy.py --dump /tmp/fails   # crops of wrong cells
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from vision.detect import detect
+from vision.sim import random_spec, render
+from vision.warp import grid_geometry, warp_grid
+
+MODES = ("corners", "reference", "nothing")
+DIFFICULTIES = ("easy", "normal", "hard")
+EDITIONS = ("classic", "jumbo")
+
+
+@dataclass
+class Tally:
+    """Running totals of one mode."""
+
+    frames: int = 0
+    found: int = 0
+    oriented: int = 0
+    corner_err: list[float] = field(default_factory=list)
+    cells: int = 0
+    cell_errors: int = 0
+    all_right: int = 0
+    ms: list[float] = field(default_factory=list)
+    confusions: dict[tuple[str, str], int] = field(default_factory=dict)
+    by_difficulty: dict[str, list[int]] = field(default_factory=dict)
+
+    def report(self, name: str) -> str:
+        n = max(self.frames, 1)
+        err = 100.0 * self.cell_errors / max(self.cells, 1)
+        med_ce = statistics.median(self.corner_err) if self.corner_err else float("nan")
+        max_ce = max(self.corner_err) if self.corner_err else float("nan")
+        lines = [
+            f"[{name}] frames {self.frames}",
+            f"  board found            {100.0 * self.found / n:6.2f} %",
+            f"  found and oriented     {100.0 * self.oriented / n:6.2f} %",
+            f"  corner error / diag    median {med_ce:.4f}  max {max_ce:.4f}",
+            f"  per-cell error         {err:.4f} %  ({self.cell_errors} of {self.cells} cells)",
+            f"  all cells right        {100.0 * self.all_right / n:6.2f} %",
+            f"  median ms per frame    {statistics.median(self.ms) if self.ms else float('nan'):.1f}",
+        ]
+        for diff, (frames, right) in sorted(self.by_difficulty.items()):
+            lines.append(f"    {diff:7s} all-right {right}/{frames}")
+        if self.confusions:
+            worst = sorted(self.confusions.items(), key=lambda kv: -kv[1])[:8]
+            lines.append("  confusions (truth->read): " + ", ".join(f"{t}->{r} {c}" for (t, r), c in worst))
+        return "\n".join(lines)
+
+
+def corner_error(found: np.ndarray, truth: np.ndarray) -> tuple[float, bool]:
+    """Largest corner distance over the grid diagonal, and whether the (0, 0) corner is right."""
+    diag = float(np.linalg.norm(truth[2] - truth[0]))
+    errs = [float(np.linalg.norm(np.roll(found, k, axis=0) - truth, axis=1).max()) for k in range(4)]
+    return errs[0] / diag, int(np.argmin(errs)) == 0
+
+
+def dump_failures(out: Path, tag: str, frame: np.ndarray, corners: np.ndarray, edition: str,
+                  wrong: list[tuple[int, int, str, str]]) -> None:
+    """Write a 3x3-cell crop around each wrong cell, named with truth and reading."""
+    geom = grid_geometry(edition)
+    grid = warp_grid(frame, corners, geom)
+    h, w = geom.cell_h, geom.cell_w
+    pad = cv2.copyMakeBorder(grid, h, h, w, w, cv2.BORDER_CONSTANT)
+    for r, c, truth, read in wrong:
+        crop = pad[r * h : r * h + 3 * h, c * w : c * w + 3 * w]
+        crop = cv2.resize(crop, None, fx=4, fy=4, interpolation=cv2.INTER_NEAREST)
+        cv2.imwrite(str(out / f"{tag}_r{r}c{c}_{truth}_as_{read}.png"), crop)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=1000)
+    parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--difficulty", choices=DIFFICULTIES, help="only this difficulty")
+    parser.add_argument("--edition", choices=EDITIONS, help="only this edition")
+    parser.add_argument("--dump", type=Path, help="write crops of wrongly read cells here")
+    args = parser.parse_args(argv)
+    cv2.setNumThreads(1)
+    modes = [m for m in args.modes.split(",") if m]
+    tallies = {m: Tally() for m in modes}
+    if args.dump:
+        args.dump.mkdir(parents=True, exist_ok=True)
+    diffs = [args.difficulty] if args.difficulty else list(DIFFICULTIES)
+    eds = [args.edition] if args.edition else list(EDITIONS)
+    combos = itertools.cycle(itertools.product(diffs, eds))
+    start = time.perf_counter()
+    for i in range(args.frames):
+        difficulty, edition = next(combos)
+        seed = args.seed + i
+        spec = random_spec(seed, edition=edition, difficulty=difficulty)
+        scene = render(spec)
+        truth = np.asarray(scene.labels, dtype=object)
+        visible = ~np.asarray(scene.occluded, dtype=bool)
+        for mode in modes:
+            tally = tallies[mode]
+            tally.frames += 1
+            if mode == "corners":
+                det = detect(scene.frame, corners=scene.corners, edition=scene.edition)
+            elif mode == "reference":
+                det = detect(scene.frame, reference=render(spec, empty=True).frame)
+            else:
+                det = detect(scene.frame)
+            tally.ms.append(det.timings.get("total", float("nan")))
+            per = tally.by_difficulty.setdefault(difficulty, [0, 0])
+            per[0] += 1
+            if not det:
+                continue
+            tally.found += 1
+            err, oriented = corner_error(det.corners, scene.corners)
+            tally.corner_err.append(err)
+            if not oriented:
+                continue
+            tally.oriented += 1
+            read = np.asarray(det.labels, dtype=object)
+            wrong_mask = (read != truth) & visible
+            tally.cells += int(visible.sum())
+            n_wrong = int(wrong_mask.sum())
+            tally.cell_errors += n_wrong
+            if n_wrong == 0:
+                tally.all_right += 1
+                per[1] += 1
+            wrong = [(int(r), int(c), str(truth[r, c]), str(read[r, c])) for r, c in np.argwhere(wrong_mask)]
+            for _, _, t, rd in wrong:
+                tally.confusions[(t, rd)] = tally.confusions.get((t, rd), 0) + 1
+            if args.dump and wrong:
+                dump_failures(args.dump, f"{mode}_s{seed}_{difficulty}_{scene.edition}", scene.frame,
+                              scene.corners, scene.edition, wrong)
+    print(f"vision accuracy: {args.frames} frames from seed {args.seed} "
+          f"({', '.join(diffs)}; {', '.join(eds)}) in {time.perf_counter() - start:.0f} s")
+    for mode in modes:
+        print(tallies[mode].report(mode))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+"""Speed of the vision stages at 1280x720 on one core, against a bare warpPerspective as the floor.
+
+Prints the median time to read all 100 cells once the board is located (``CellReader.read``:
+rectify + classify; target <= 10 ms), to locate and orient from scratch (target <= 100 ms), the
+whole ``detect`` with nothing given, and a bare ``cv2.warpPerspective`` of the full frame.
+
+    .venv/bin/python benchmarks/vision_speed.py [--frames 20] [--repeats 20] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from vision.classify import CellReader
+from vision.detect import detect
+from vision.sim import random_spec, render
+
+
+def median_ms(fn: Callable[[], object], repeats: int) -> float:
+    """Median wall time of ``fn`` in milliseconds over ``repeats`` calls (after one warm-up)."""
+    fn()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(1000.0 * (time.perf_counter() - start))
+    return statistics.median(times)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=12)
+    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    cv2.setNumThreads(1)
+    read_ms, locate_ms, detect_ms, floor_ms = [], [], [], []
+    for i in range(args.frames):
+        edition = ("classic", "jumbo")[i % 2]
+        scene = render(random_spec(args.seed + i, edition=edition, difficulty="normal", size=(1280, 720)))
+        frame, corners = scene.frame, scene.corners
+        reader = CellReader(edition=scene.edition)
+        read_ms.append(median_ms(lambda: reader.read(frame, corners), args.repeats))  # noqa: B023
+        matrix = np.eye(3, dtype=np.float64)
+        floor_ms.append(median_ms(
+            lambda: cv2.warpPerspective(frame, matrix, (frame.shape[1], frame.shape[0])),  # noqa: B023
+            args.repeats,
+        ))
+        det = detect(frame)
+        locate_ms.append(det.timings.get("locate", float("nan")) + det.timings.get("orient", 0.0))
+        detect_ms.append(det.timings.get("total", float("nan")))
+    read, floor = statistics.median(read_ms), statistics.median(floor_ms)
+    print(f"vision speed at 1280x720, one core (cv2.setNumThreads(1)), {args.frames} frames")
+    print(f"  read all cells once located   median {read:6.2f} ms   (target <= 10 ms)")
+    locate = statistics.median(locate_ms)
+    print(f"  locate + orient from scratch  median {locate:6.2f} ms   (target <= 100 ms)")
+    print(f"  detect, nothing given         median {statistics.median(detect_ms):6.2f} ms")
+    print(f"  bare warpPerspective (floor)  median {floor:6.2f} ms")
+    print(f"  read / floor ratio            {read / floor:6.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
