@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.sources import Frame, SourceConfig, SourceError, natural_key, open_source
+from vision.sources import Frame, SimOptions, SourceConfig, SourceError, natural_key, open_source
 
 FAST = SourceConfig(backoff_initial_s=0.05, backoff_max_s=0.2, failed_reads_to_drop=3,
                     failed_read_pause_s=0.01, frozen_after_s=0.2)
@@ -186,7 +186,7 @@ def test_frozen_stream_is_reported_after_the_configured_time() -> None:
 
 
 def test_close_stops_the_thread_and_releases_the_device() -> None:
-    camera = FakeCamera([picture(100 + i % 50) for i in range(100000)], period_s=0.001)
+    camera = FakeCamera([picture(100 + i % 50) for i in range(300)], period_s=0.001)
     source = open_source(0, capture_factory=CameraBench(camera), config=FAST)
     assert source.read(timeout=2) is not None
     source.close()
@@ -282,7 +282,20 @@ def test_auto_without_a_webcam_falls_back_to_the_simulated_table() -> None:
     if not hasattr(sim, "simulate_game"):
         pytest.skip("the game simulator is not there yet")
     bench = CameraBench(FakeCamera([], opened=False))
-    with open_source("auto", capture_factory=bench) as source:
+    with open_source("auto", capture_factory=bench, sim=SimOptions(size=(320, 180), max_moves=4)) as source:
         assert "no webcam" in source.description
         frame = source.read(timeout=10)
     assert frame is not None and frame.image.ndim == 3
+
+
+def test_sim_read_frame_by_frame_gives_consecutive_frames() -> None:
+    sim = pytest.importorskip("vision.sim")
+    if not hasattr(sim, "simulate_game"):
+        pytest.skip("the game simulator is not there yet")
+    options = SimOptions(seed=3, size=(320, 180), max_moves=2)
+    with open_source("sim:5", realtime=False, sim=options, fps=10) as source:
+        assert "seed 5" in source.description
+        frames = [source.read() for _ in range(3)]
+    assert [f.index for f in frames] == [0, 1, 2]
+    assert [f.t for f in frames] == pytest.approx([0.0, 0.1, 0.2])
+    assert frames[0].image.shape == (180, 320, 3)

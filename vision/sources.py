@@ -21,6 +21,7 @@ pipeline does not feed dark or frozen frames to the tracker.
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import logging
 import os
@@ -103,6 +104,7 @@ class SimOptions:
     edition: str = "classic"
     teams: tuple[str, ...] = ("blue", "green")
     size: tuple[int, int] = (1280, 720)
+    max_moves: int = 120
 
 
 class CaptureLike(Protocol):
@@ -551,7 +553,7 @@ def _sim_images(options: SimOptions, fps: float) -> Iterator[np.ndarray]:
     seed = options.seed
     while True:
         spec = GameSpec(seed=seed, edition=options.edition, teams=tuple(options.teams), fps=fps,
-                        size=tuple(options.size))
+                        size=tuple(options.size), max_moves=options.max_moves)
         for sim_frame in simulate_game(spec).frames():
             yield sim_frame.frame
         seed += 1
@@ -663,8 +665,7 @@ def _open_sim(text: str, *, fps: float | None, realtime: bool | None, sim: SimOp
         seed_text = text.split(":", 1)[1]
         if not re.fullmatch(r"\d+", seed_text):
             raise SourceError(f"bad simulated table {text!r}; use 'sim' or 'sim:SEED' (a whole number)")
-        options = SimOptions(seed=int(seed_text), edition=options.edition, teams=options.teams,
-                             size=options.size)
+        options = dataclasses.replace(options, seed=int(seed_text))
     try:
         from vision.sim import GameSpec, simulate_game  # noqa: F401 - probe the simulator is there
     except ImportError as exc:
