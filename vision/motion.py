@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -31,6 +32,10 @@ class MotionConfig:
 
     cell_px: int = 16
     """Height of one cell in the rectified board (width follows the edition's aspect)."""
+    block_px: int = 4
+    """Change statistics compare means of blocks this size (sensor noise averages out)."""
+    skin_change: float = 30.0
+    """A skin-like pixel counts as new only if it differs this much from the background."""
     margin_cells: float = 0.5
     """Margin kept around the grid, in cells: the printed border anchors the alignment."""
     inner_fraction: float = 0.8
@@ -62,6 +67,7 @@ class Rectifier:
     cell_h: int
     margin_x: int
     margin_y: int
+    block: int
     scale: int
     to_small: np.ndarray
     """3x3 homography mapping rectified pixels to downscaled-frame pixels."""
@@ -73,10 +79,11 @@ class Rectifier:
         """Rectifier for ``corners`` in frames of ``frame_shape`` ``(H, W[, 3])``."""
         corners = np.asarray(corners, dtype=np.float32).reshape(4, 2)
         aspect = EDITIONS[edition].grid_aspect if edition in EDITIONS else 1.0
-        cell_h = int(config.cell_px)
-        cell_w = max(4, round(cell_h * aspect))
-        mx = round(config.margin_cells * cell_w)
-        my = round(config.margin_cells * cell_h)
+        b = int(config.block_px)
+        cell_h = max(1, round(config.cell_px / b)) * b
+        cell_w = max(1, round(cell_h * aspect / b)) * b
+        mx = round(config.margin_cells * cell_w / b) * b
+        my = round(config.margin_cells * cell_h / b) * b
         size = (SIZE * cell_w + 2 * mx, SIZE * cell_h + 2 * my)
         # Pixels per cell in the frame (shortest grid side) decide how far the frame may shrink.
         sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
@@ -89,7 +96,7 @@ class Rectifier:
         # INTER_AREA with an integer factor maps pixel centres by (x + 0.5) / s - 0.5.
         centre = np.array([[1, 0, 0.5 / scale - 0.5], [0, 1, 0.5 / scale - 0.5], [0, 0, 1]])
         to_small = centre @ shrink @ to_full
-        return cls(corners, size, cell_w, cell_h, mx, my, scale, to_small)
+        return cls(corners, size, cell_w, cell_h, mx, my, b, scale, to_small)
 
     def rectify(self, frame: np.ndarray) -> np.ndarray:
         """``frame`` (H, W, 3) uint8 BGR -> rectified board (h, w, 3) float32 BGR."""
@@ -105,6 +112,11 @@ class Rectifier:
             borderMode=cv2.BORDER_REPLICATE,
         )
         return rect.astype(np.float32)
+
+    def coarse(self, rect: np.ndarray) -> np.ndarray:
+        """Block means of a rectified board (``block`` x ``block`` pixels each): noise averaged."""
+        w, h = self.size
+        return cv2.resize(rect, (w // self.block, h // self.block), interpolation=cv2.INTER_AREA)
 
     def moved(self, rect_warp: np.ndarray) -> np.ndarray:
         """Canonical corners after a rectified-space warp ``W`` (``new_rect(x) = old_rect(W x)``)."""
@@ -130,9 +142,31 @@ def grid_rect_corners(cell_w: int, cell_h: int, mx: int, my: int) -> np.ndarray:
     return np.array([[mx, my], [mx + w, my], [mx + w, my + h], [mx, my + h]], dtype=np.float32)
 
 
-def cell_means(rect: np.ndarray, rectifier: Rectifier, *, inner: float) -> np.ndarray:
-    """Per-cell mean colour ``(10, 10, 3)`` of a rectified board."""
-    return rectifier.cells(rect, inner=inner).mean(axis=(1, 3))
+@lru_cache(maxsize=16)
+def _inner_mask(cell_h: int, cell_w: int, inner: float) -> tuple[np.ndarray, float]:
+    """``(10 ch, 10 cw) float32`` mask of each cell's central part, and that part's area fraction."""
+    py, px = int(cell_h * (1 - inner) / 2), int(cell_w * (1 - inner) / 2)
+    one = np.zeros((cell_h, cell_w), np.float32)
+    one[py : cell_h - py, px : cell_w - px] = 1.0
+    mask = np.tile(one, (SIZE, SIZE))
+    mask.setflags(write=False)
+    return mask, float(one.mean())
+
+
+def cell_mean(image: np.ndarray, rectifier: Rectifier, *, inner: float) -> np.ndarray:
+    """Mean of each cell's central ``inner`` part: ``(10, 10)`` or ``(10, 10, C)`` float32.
+
+    ``image`` is a rectified board or its ``coarse`` view (told apart by its height).
+
+    Masked, then averaged by ``INTER_AREA`` with an integer factor (an exact block mean).
+    """
+    r = rectifier
+    f = r.size[1] // image.shape[0]  # 1 for a rectified board, ``block`` for its coarse view
+    ch, cw, my, mx = r.cell_h // f, r.cell_w // f, r.margin_y // f, r.margin_x // f
+    grid = image[my : my + SIZE * ch, mx : mx + SIZE * cw]
+    mask, frac = _inner_mask(ch, cw, inner)
+    weighted = grid * (mask[..., None] if grid.ndim == 3 else mask)
+    return cv2.resize(weighted, (SIZE, SIZE), interpolation=cv2.INTER_AREA) / frac
 
 
 def relative_gain(rect: np.ndarray, base: np.ndarray, rectifier: Rectifier, *, inner: float) -> np.ndarray:
@@ -141,16 +175,15 @@ def relative_gain(rect: np.ndarray, base: np.ndarray, rectifier: Rectifier, *, i
     The median ignores the cells a hand covers, so flicker and slow light changes divide
     out while a chip or a hand does not.
     """
-    a = cell_means(rect, rectifier, inner=inner).reshape(-1, 3)
-    b = cell_means(base, rectifier, inner=inner).reshape(-1, 3)
+    a = cell_mean(rect, rectifier, inner=inner).reshape(-1, 3)
+    b = cell_mean(base, rectifier, inner=inner).reshape(-1, 3)
     ratio = (a + 1.0) / (b + 1.0)
     return np.median(ratio, axis=0).astype(np.float32)
 
 
 def cell_difference(a: np.ndarray, b: np.ndarray, rectifier: Rectifier, *, inner: float) -> np.ndarray:
     """Per-cell mean absolute difference ``(10, 10)`` of two rectified boards (0..255 scale)."""
-    diff = np.abs(a - b)
-    return rectifier.cells(diff, inner=inner).mean(axis=(1, 3, 4))
+    return cell_mean(cv2.absdiff(a, b), rectifier, inner=inner).mean(axis=2)
 
 
 def skin_mask(rect: np.ndarray, config: MotionConfig) -> np.ndarray:
@@ -166,9 +199,20 @@ def skin_mask(rect: np.ndarray, config: MotionConfig) -> np.ndarray:
     )
 
 
+def new_skin(rect: np.ndarray, norm: np.ndarray, base: np.ndarray, base_skin: np.ndarray,
+             config: MotionConfig) -> np.ndarray:
+    """Skin-like pixels of ``rect`` that were not skin-like in ``base`` and clearly changed.
+
+    ``norm`` is ``rect`` divided by its gain over ``base``; the change test keeps noise and
+    half-red ink edges (skin-like in colour) from flickering in and out.
+    """
+    changed = cv2.absdiff(norm, base).max(axis=2) > config.skin_change
+    return skin_mask(rect, config) & changed & ~base_skin
+
+
 def cell_fraction(mask: np.ndarray, rectifier: Rectifier, *, inner: float) -> np.ndarray:
     """Per-cell fraction ``(10, 10)`` of true pixels of a boolean ``(h, w)`` mask."""
-    return rectifier.cells(mask.astype(np.float32), inner=inner).mean(axis=(1, 3))
+    return cell_mean(mask.astype(np.float32), rectifier, inner=inner)
 
 
 def grey(rect: np.ndarray) -> np.ndarray:

@@ -44,6 +44,7 @@ from vision.motion import (
     cell_fraction,
     dilate_cells,
     grey,
+    new_skin,
     phase_shift,
     regions_touching,
     relative_gain,
@@ -62,9 +63,9 @@ class TrackConfig:
     """Every tuned number of live tracking (times in seconds, differences on the 0..255 scale)."""
 
     motion: MotionConfig = field(default_factory=MotionConfig)
-    motion_threshold: float = 7.0
+    motion_threshold: float = 6.0
     """Per-cell mean absolute difference between consecutive frames that counts as motion."""
-    change_threshold: float = 9.0
+    change_threshold: float = 8.0
     """Per-cell mean absolute difference against the background that counts as a change."""
     skin_fraction: float = 0.2
     """Fraction of a cell's pixels newly skin-like that means a hand is over it."""
@@ -198,6 +199,7 @@ class BoardTracker:
         shape = (SIZE, SIZE)
         self._frame_shape: tuple[int, ...] = ()
         self._bg: np.ndarray | None = None
+        self._bg_co: np.ndarray | None = None
         self._bg_grey: np.ndarray | None = None
         self._bg_skin: np.ndarray | None = None
         self._prev: np.ndarray | None = None
@@ -291,11 +293,12 @@ class BoardTracker:
         cfg, rf = self.config, self._rectifier
         assert rf is not None
         inner = cfg.motion.inner_fraction
+        co = rf.coarse(rect)
         moving = np.zeros((SIZE, SIZE), dtype=bool)
         if self._prev is not None:
-            gain = relative_gain(rect, self._prev, rf, inner=inner)
-            moving = cell_difference(rect / gain, self._prev, rf, inner=inner) > cfg.motion_threshold
-        self._prev = rect
+            gain = relative_gain(co, self._prev, rf, inner=inner)
+            moving = cell_difference(co / gain, self._prev, rf, inner=inner) > cfg.motion_threshold
+        self._prev = co
         if moving.any() or self._still_since is None:
             self._still_since = t
             self._votes = {}
@@ -324,16 +327,22 @@ class BoardTracker:
 
     def _rebaseline(self, frame: np.ndarray, rect: np.ndarray) -> None:
         """The current view becomes the background (after a commit of all, a relight or re-lock)."""
-        self._bg = rect.copy()
-        self._bg_grey = grey(rect)
+        self._set_background(rect.copy())
         self._bg_skin = skin_mask(rect, self.config.motion)
-        self._prev = rect
+        assert self._bg_co is not None
+        self._prev = self._bg_co
         self._last_still_frame = frame.copy()
         self._ref_cache = None
         self._cand_since[:] = np.nan
         self._cand_frames[:] = 0
         self._clear_since[:] = np.nan
         self._global_since = self._global_still = None
+
+    def _set_background(self, bg: np.ndarray) -> None:
+        assert self._rectifier is not None
+        self._bg = bg
+        self._bg_grey = grey(bg)
+        self._bg_co = self._rectifier.coarse(bg)
 
     # -- tracking -------------------------------------------------------------------------------
 
@@ -342,15 +351,16 @@ class BoardTracker:
         assert rf is not None and self._bg is not None and self._prev is not None
         assert self.committed is not None
         inner = cfg.motion.inner_fraction
-        gain = relative_gain(rect, self._bg, rf, inner=inner)
+        co = rf.coarse(rect)
+        gain = relative_gain(co, self._bg_co, rf, inner=inner)
         norm = rect / gain
-        prev_gain = relative_gain(rect, self._prev, rf, inner=inner)
-        moving = cell_difference(rect / prev_gain, self._prev, rf, inner=inner) > cfg.motion_threshold
-        self._prev = rect
-        change = cell_difference(norm, self._bg, rf, inner=inner)
+        prev_gain = relative_gain(co, self._prev, rf, inner=inner)
+        moving = cell_difference(co / prev_gain, self._prev, rf, inner=inner) > cfg.motion_threshold
+        self._prev = co
+        change = cell_difference(co / gain, self._bg_co, rf, inner=inner)
         changed = change > cfg.change_threshold
-        new_skin = skin_mask(rect, cfg.motion) & ~self._bg_skin
-        skin = cell_fraction(new_skin, rf, inner=inner) > cfg.skin_fraction
+        fresh_skin = new_skin(rect, norm, self._bg, self._bg_skin, cfg.motion)
+        skin = cell_fraction(fresh_skin, rf, inner=inner) > cfg.skin_fraction
         seeds = moving | skin
         hand = dilate_cells(skin, cfg.occlusion_grow)
         board_wide = max(float((changed & ~hand).mean()), float(moving.mean()))
@@ -450,8 +460,7 @@ class BoardTracker:
         """The current look of ``cells`` becomes their background."""
         assert self._bg is not None and self._bg_skin is not None
         m = self._pixel_mask(cells)
-        self._bg = self._bg * (1 - m) + norm * m
-        self._bg_grey = grey(self._bg)
+        self._set_background(self._bg * (1 - m) + norm * m)
         self._bg_skin = np.where(m[..., 0] > 0, skin_mask(norm, self.config.motion), self._bg_skin)
 
     def _adapt(self, norm: np.ndarray, change: np.ndarray, unknown: np.ndarray) -> None:
@@ -462,8 +471,7 @@ class BoardTracker:
             return
         assert self._bg is not None
         m = self._pixel_mask(quiet) * cfg.adapt_rate
-        self._bg = self._bg + (norm - self._bg) * m
-        self._bg_grey = grey(self._bg)
+        self._set_background(self._bg + (norm - self._bg) * m)
 
     # -- bumps, drift, light --------------------------------------------------------------------
 
@@ -490,8 +498,10 @@ class BoardTracker:
         assert self._rectifier is not None
         rect = self._rectifier.rectify(frame)
         inner = cfg.motion.inner_fraction
-        gain = relative_gain(rect, self._bg, self._rectifier, inner=inner)
-        change = cell_difference(rect / gain, self._bg, self._rectifier, inner=inner)
+        co = self._rectifier.coarse(rect)
+        bg_co = self._rectifier.coarse(self._bg)
+        gain = relative_gain(co, bg_co, self._rectifier, inner=inner)
+        change = cell_difference(co / gain, bg_co, self._rectifier, inner=inner)
         if (change > cfg.change_threshold).mean() >= cfg.global_fraction:
             log.info("re-alignment did not explain the change; keeping the old lock")
             self._lock(old, frame)
