@@ -1,0 +1,157 @@
+"""Building a table's profile: the grid from a frame of the empty board, chip colours from samples.
+
+Both the ``calibrate`` command and the tablet wizard call these, so a profile means the
+same thing whichever wrote it. Failures a user can cause (board not found, chips left on
+the "empty" board, no chip where one was asked for) come back as a falsy
+``CalibrationFailure`` carrying the reason, never as an exception.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from calibration.profile import Profile, ProfileError
+from engine.labels import TEAM_COLOURS, parse_team_colour
+from engine.layout import Cell, card_at, in_bounds, is_corner
+from vision.classify import CellReader
+from vision.colour import ColourModel, Prototype
+from vision.detect import detect
+
+
+@dataclass(frozen=True)
+class CalibrationConfig:
+    """How strict calibration is about what it is shown."""
+
+    max_chips_on_empty: int = 2
+    """An "empty" board read with more chips than this is refused (a reference must be empty)."""
+    min_colour_separation: float = 12.0
+    """Two taught colours closer than this (white-balanced Lab units) cannot be told apart."""
+
+
+@dataclass(frozen=True)
+class CalibrationFailure:
+    """Why a profile could not be built; falsy so callers write ``if not result``."""
+
+    reason: str
+
+    def __bool__(self) -> bool:
+        return False
+
+
+def describe_cell(cell: Cell) -> str:
+    """``"7D (row 2, col 7)"``: how a cell is named to people at the table."""
+    return f"{card_at(cell)} (row {cell[0]}, col {cell[1]})"
+
+
+def calibrate(
+    empty_frame: np.ndarray,
+    *,
+    corners: np.ndarray | None = None,
+    edition: str | None = None,
+    name: str = "",
+    config: CalibrationConfig = CalibrationConfig(),
+) -> Profile | CalibrationFailure:
+    """A profile from a frame of the empty board (``(H, W, 3)`` uint8 BGR).
+
+    ``corners`` (canonical TL, TR, BR, BL) override the automatic grid search. The frame
+    itself becomes the empty-board reference when the profile is saved with
+    ``save_profile(profile, path, reference_image=empty_frame)``.
+    """
+    found = detect(empty_frame, corners=corners, edition=edition)
+    if not found:
+        return CalibrationFailure(f"board not found: {found.reason}")
+    assert found.labels is not None and found.corners is not None
+    chips = [
+        (r, c) for r, row in enumerate(found.labels) for c, label in enumerate(row) if label not in ("empty", "free")
+    ]
+    if len(chips) > config.max_chips_on_empty:
+        shown = ", ".join(describe_cell(cell) for cell in chips[:3])
+        return CalibrationFailure(
+            f"the board does not look empty ({len(chips)} cells seem to hold chips, e.g. {shown}); "
+            "calibrate on the empty board, or give --corners if the grid was misplaced"
+        )
+    height, width = empty_frame.shape[:2]
+    try:
+        return Profile(
+            edition=found.edition or edition or "classic",
+            corners=tuple((float(x), float(y)) for x, y in found.corners),
+            frame_size=(int(width), int(height)),
+            name=name,
+        )
+    except ProfileError as exc:
+        return CalibrationFailure(str(exc))
+
+
+def learn_colours(
+    profile: Profile,
+    frame: np.ndarray,
+    samples: Mapping[Cell, str],
+    *,
+    config: CalibrationConfig = CalibrationConfig(),
+) -> Profile | CalibrationFailure:
+    """Teach the chip colours from ``frame``, where one chip of each named colour sits on its cell.
+
+    ``samples`` maps a cell to the team colour placed there (any marker may be taught under a
+    colour name: coins as "red", say). The camera must not have moved since ``profile`` was
+    made. Returns the profile with its colour model replaced.
+    """
+    cells = _check_samples(samples)
+    base = ColourModel.from_dict(profile.colour_model) if profile.colour_model else ColourModel.default(profile.edition)
+    reader = CellReader(edition=profile.edition, colour_model=base)
+    reading = reader.read(frame, np.asarray(profile.corners, dtype=np.float32))
+    lab = reading.features["core_lab"]
+    learned: dict[str, list[np.ndarray]] = {}
+    for cell, colour in cells.items():
+        if reading.labels[cell[0]][cell[1]] == "empty":
+            return CalibrationFailure(f"no chip seen on {describe_cell(cell)} where the {colour} chip should be")
+        learned.setdefault(colour, []).append(lab[cell])
+    prototypes = dict(base.prototypes)
+    for colour, values in learned.items():
+        mean = np.median(np.stack(values), axis=0)
+        spread = prototypes[colour].spread if colour in prototypes else _default_spread()
+        prototypes[colour] = Prototype(tuple(float(v) for v in mean), spread)  # type: ignore[arg-type]
+    clash = _closest_pair(prototypes, set(learned))
+    if clash is not None and clash[2] < config.min_colour_separation:
+        a, b, dist = clash
+        return CalibrationFailure(
+            f"the {a} and {b} markers look alike to the camera (distance {dist:.1f}); use more distinct markers"
+        )
+    model = ColourModel(prototypes)
+    return profile.with_changes(colour_model=model.to_dict())
+
+
+def _check_samples(samples: Mapping[Cell, str]) -> dict[Cell, str]:
+    if not samples:
+        raise ValueError("name at least one cell with a chip to learn from")
+    cells: dict[Cell, str] = {}
+    for cell, colour in samples.items():
+        cell = (int(cell[0]), int(cell[1]))
+        if not in_bounds(cell) or is_corner(cell):
+            raise ValueError(f"cell {list(cell)} is not a playing cell (rows and columns 0-9, no corners)")
+        cells[cell] = parse_team_colour(colour)
+    return cells
+
+
+def _default_spread() -> tuple[float, float, float]:
+    model = ColourModel.default("classic")
+    return next(iter(model.prototypes.values())).spread
+
+
+def _closest_pair(prototypes: Mapping[str, Prototype], learned: set[str]) -> tuple[str, str, float] | None:
+    """The two chip colours (at least one of them just learned) nearest each other."""
+    names = [n for n in prototypes if n in TEAM_COLOURS]  # "flipped" is never a team's marker
+    best: tuple[str, str, float] | None = None
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            if a not in learned and b not in learned:
+                continue
+            dist = float(np.linalg.norm(np.subtract(prototypes[a].mean, prototypes[b].mean)))
+            if best is None or dist < best[2]:
+                best = (a, b, dist)
+    return best
+
+
+__all__ = ["CalibrationConfig", "CalibrationFailure", "calibrate", "describe_cell", "learn_colours"]

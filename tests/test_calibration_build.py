@@ -1,0 +1,80 @@
+"""Building a profile from rendered frames: grid from the empty board, colours from taught chips."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calibration.build import calibrate, learn_colours
+from vision.colour import ColourModel
+from vision.sim import random_spec, render
+
+EMPTY = [["empty"] * 10 for _ in range(10)]
+for r, c in ((0, 0), (0, 9), (9, 9), (9, 0)):
+    EMPTY[r][c] = "free"
+
+
+def corner_error(found, truth) -> float:
+    diagonal = float(np.linalg.norm(truth[2] - truth[0]))
+    return float(np.max(np.linalg.norm(np.asarray(found) - truth, axis=1))) / diagonal
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_calibrate_finds_the_grid_of_an_empty_board(seed):
+    scene = render(random_spec(seed, difficulty="easy", labels=EMPTY))
+    profile = calibrate(scene.frame)
+    assert profile, getattr(profile, "reason", "")
+    assert profile.edition == scene.edition
+    assert profile.frame_size == (scene.frame.shape[1], scene.frame.shape[0])
+    assert corner_error(profile.corners, scene.corners) < 0.01
+
+
+def test_calibrate_refuses_a_board_with_chips():
+    labels = [row[:] for row in EMPTY]
+    for c in range(1, 9):
+        labels[4][c] = "blue"
+    scene = render(random_spec(5, edition="classic", difficulty="easy", labels=labels))
+    result = calibrate(scene.frame, corners=scene.corners)
+    assert not result
+    assert "does not look empty" in result.reason
+
+
+def test_calibrate_on_a_blank_frame_says_board_not_found():
+    result = calibrate(np.full((480, 640, 3), 90, np.uint8))
+    assert not result and "board not found" in result.reason
+
+
+def taught_scene(seed: int, edition: str, cells: dict):
+    labels = [row[:] for row in EMPTY]
+    for (r, c), colour in cells.items():
+        labels[r][c] = colour
+    spec = random_spec(seed, edition=edition, difficulty="easy", labels=labels)
+    return render(spec, empty=True), render(spec)
+
+
+def test_learn_colours_moves_prototypes_towards_the_chips_seen():
+    cells = {(2, 3): "blue", (5, 6): "green", (7, 2): "red"}
+    empty, chips = taught_scene(8, "classic", cells)
+    profile = calibrate(empty.frame, corners=empty.corners)
+    assert profile
+    learned = learn_colours(profile, chips.frame, cells)
+    assert learned, getattr(learned, "reason", "")
+    model = ColourModel.from_dict(learned.colour_model)
+    assert set(cells.values()) <= set(model.labels)
+    # The taught model reads the teaching frame's chips as the colours they were taught as.
+    from vision.detect import detect
+
+    det = detect(chips.frame, corners=chips.corners, profile=learned)
+    for (r, c), colour in cells.items():
+        assert det.labels[r][c] == colour
+
+
+def test_learn_colours_reports_a_missing_chip_and_bad_cells():
+    empty, chips = taught_scene(9, "classic", {(2, 3): "blue"})
+    profile = calibrate(empty.frame, corners=empty.corners)
+    result = learn_colours(profile, chips.frame, {(2, 3): "blue", (6, 6): "green"})
+    assert not result and "no chip seen" in result.reason and "(row 6, col 6)" in result.reason
+    with pytest.raises(ValueError, match="not a playing cell"):
+        learn_colours(profile, chips.frame, {(0, 0): "blue"})
+    with pytest.raises(ValueError, match="unknown team colour"):
+        learn_colours(profile, chips.frame, {(2, 3): "purple"})

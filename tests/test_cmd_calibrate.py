@@ -1,0 +1,87 @@
+"""``sequence-companion calibrate``: a profile file from rendered frames, and clear errors."""
+
+from __future__ import annotations
+
+import cv2
+import pytest
+
+from calibration.profile import load_profile, load_reference_image
+from companion_web.cli import main
+from vision.sim import random_spec, render
+
+EMPTY = [["free" if (r, c) in {(0, 0), (0, 9), (9, 9), (9, 0)} else "empty" for c in range(10)] for r in range(10)]
+
+
+@pytest.fixture(scope="module")
+def frames(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("cal")
+    labels = [row[:] for row in EMPTY]
+    labels[2][3], labels[6][6] = "blue", "green"
+    spec = random_spec(21, edition="classic", difficulty="easy", labels=labels)
+    empty, chips = render(spec, empty=True), render(spec)
+    cv2.imwrite(str(folder / "empty.png"), empty.frame)
+    cv2.imwrite(str(folder / "chips.png"), chips.frame)
+    corners = ",".join(f"{v:.2f}" for v in empty.corners.ravel())
+    return folder, corners, empty
+
+
+def test_calibrate_with_corners_and_taught_chips(frames, tmp_path, capsys):
+    folder, corners, empty = frames
+    out = tmp_path / "table.json"
+    code = main(["calibrate", str(folder / "empty.png"), "-o", str(out), "--corners", corners,
+                 "--chips", str(folder / "chips.png"), "--chip", "blue=2,3", "--chip", "green=6,6"])
+    assert code == 0, capsys.readouterr().err
+    profile = load_profile(out)
+    assert profile.edition == "classic"
+    assert profile.colour_model is not None
+    assert load_reference_image(profile, out).shape == empty.frame.shape
+    assert "Saved" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--chip", "blue=2,3"], "--chip needs --chips"),
+        (["--chips", "x.png"], "--chips needs at least one --chip"),
+        (["--chips", "x.png", "--chip", "blue:2:3"], "COLOUR=ROW,COL"),
+        (["--corners", "1,2,3"], "--corners"),
+    ],
+)
+def test_option_errors_are_one_line(frames, tmp_path, capsys, extra, message):
+    folder, _corners, _ = frames
+    assert run_cli(["calibrate", str(folder / "empty.png"), "-o", str(tmp_path / "p.json"), *extra]) != 0
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not (tmp_path / "p.json").exists()
+
+
+def run_cli(argv: list[str]) -> int:
+    """The exit code, whether argparse (SystemExit) or the command itself refused."""
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+
+
+def test_missing_image_and_existing_output(frames, tmp_path, capsys):
+    folder, corners, _ = frames
+    assert main(["calibrate", str(tmp_path / "nope.png"), "-o", str(tmp_path / "p.json")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    existing = tmp_path / "old.json"
+    existing.write_text("keep me")
+    assert main(["calibrate", str(folder / "empty.png"), "-o", str(existing), "--corners", corners]) == 2
+    assert "--force" in capsys.readouterr().err
+    assert existing.read_text() == "keep me"
+
+
+def test_chips_left_on_the_board_are_refused(tmp_path, capsys):
+    labels = [row[:] for row in EMPTY]
+    for c in range(2, 8):
+        labels[5][c] = "red"
+    scene = render(random_spec(4, edition="classic", difficulty="easy", labels=labels))
+    cv2.imwrite(str(tmp_path / "busy.png"), scene.frame)
+    corners = ",".join(f"{v:.2f}" for v in scene.corners.ravel())
+    code = main(["calibrate", str(tmp_path / "busy.png"), "-o", str(tmp_path / "p.json"), "--corners", corners])
+    assert code == 1
+    assert "does not look empty" in capsys.readouterr().err
+    assert not (tmp_path / "p.json").exists()
