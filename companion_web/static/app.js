@@ -98,7 +98,7 @@ function setLink(ok) {
 
 function onUpdate(msg) {
   const previous = page.state;
-  const receivedAt = Date.now();
+  const receivedAt = performance.timeOrigin + performance.now();  // ms since the epoch, sub-ms
   page.state = msg.state;
   page.seq = msg.seq;
   render(msg.state);
@@ -122,11 +122,23 @@ function missedWhileAway(before, after) {
   if (after.winner && !before.winner) alerts.show("win", `${after.winner} wins!`);
 }
 
+// Redraw a part only when its input changed: without a GPU every repaint costs the tablet.
+const drawn = {};
+function changed(part, value) {
+  const key = JSON.stringify(value);
+  if (drawn[part] === key) return false;
+  drawn[part] = key;
+  return true;
+}
+
 function render(state) {
-  if (page.cells.length) renderBoard(page.cells, state);
-  renderTeams($("teams"), state);
-  renderCards($("dead-cards"), state.dead_cards);
-  renderLog($("log"), state.log || state.last_events);
+  const log = state.log || state.last_events;
+  if (page.cells.length && changed("board", [state.board, state.sequences, state.locked, log?.at(-1)])) {
+    renderBoard(page.cells, state);
+  }
+  if (changed("teams", [state.teams, state.turn])) renderTeams($("teams"), state);
+  if (changed("dead", state.dead_cards)) renderCards($("dead-cards"), state.dead_cards);
+  if (changed("log", log)) renderLog($("log"), log);
   const camera = state.camera || { state: "starting" };
   const status = $("camera-status");
   status.dataset.state = state.paused ? "paused" : camera.state;
