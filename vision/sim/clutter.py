@@ -65,6 +65,11 @@ class Placement:
         zz = np.broadcast_to(-np.asarray(z, np.float64), (len(pts),))
         return np.column_stack([xy[:, 0], xy[:, 1], zz])
 
+    def world_plane(self, pts: np.ndarray, z: float | np.ndarray) -> np.ndarray:
+        """Like ``world`` for points already in plane units (cell heights, grid centre at 0)."""
+        cells = np.column_stack([pts[:, 0] / self.aspect + 5.0, pts[:, 1] + 5.0])
+        return self.world(cells, z)
+
 
 def _fill(cv: Canvas, pts: np.ndarray, colour: BGR, *, cover: bool = True) -> None:
     p = np.round(pts * (1 << _SHIFT)).astype(np.int32)
@@ -172,71 +177,81 @@ def _cards(cv: Canvas, cam: Camera, pl: Placement, it: Clutter) -> None:
         cv2.polylines(cv.frame, [p], True, _shade(it.colour, 0.7), 1, cv2.LINE_AA, _SHIFT)
         ink = (40, 35, 190) if rng.random() < 0.5 else (30, 30, 30)
         c, sn = np.cos(a), np.sin(a)
-        for u, v in ((-0.35, -0.4), (0, 0), (0.35, 0.4), (0, -0.2), (0, 0.2)):
-            px = cx + (c * u * w - sn * v * length) / pl.aspect
-            py = cy + sn * u * w + c * v * length
-            pip = _ellipse(px, py, 0.09 * s / pl.aspect, 0.09 * s, a, 10)
-            _fill(cv, cam.project(pl.world(pip, z)), ink, cover=False)
+        uv = np.array([(-0.35, -0.4), (0, 0), (0.35, 0.4), (0, -0.2), (0, 0.2)])
+        px = cx + (c * uv[:, 0] * w - sn * uv[:, 1] * length) / pl.aspect
+        py = cy + sn * uv[:, 0] * w + c * uv[:, 1] * length
+        pips = np.vstack([_ellipse(x, y, 0.09 * s / pl.aspect, 0.09 * s, a, 10) for x, y in zip(px, py, strict=True)])
+        img = cam.project(pl.world(pips, z)).reshape(len(uv), 10, 2)
+        p = [np.round(q * (1 << _SHIFT)).astype(np.int32) for q in img]
+        cv2.fillPoly(cv.frame, p, ink, cv2.LINE_AA, _SHIFT)
+
+
+def _tube_outline(line: np.ndarray, half: np.ndarray, cap: bool) -> np.ndarray:
+    """Outline of a thick stroke along a straight ``line`` ((N, 2) plane units), half-widths ``half``."""
+    d = line[-1] - line[0]
+    d = d / max(float(np.hypot(d[0], d[1])), 1e-9)
+    n = np.array([-d[1], d[0]])
+    off = half[:, None] * n
+    parts = [line + off]
+    if cap:  # round fingertip
+        a0 = np.arctan2(n[1], n[0])
+        parts.append(line[-1] + half[-1] * np.column_stack([np.cos(a0 - _CAP_T), np.sin(a0 - _CAP_T)]))
+    parts.append((line - off)[::-1])
+    return np.vstack(parts)
+
+
+_CAP_T = np.linspace(0, np.pi, 9)[1:-1]
+
+
+def _shaded(cv: Canvas, cam: Camera, pl: Placement, line: np.ndarray, half: np.ndarray, z: np.ndarray,
+            colour: BGR, cap: bool = False) -> None:
+    """A limb as a lit cylinder: dark rim, mid tone, a highlight towards the light."""
+    lx, ly = pl.light
+    shift = -np.array([lx, ly]) / max(np.hypot(lx, ly), 1e-9)
+    tones = ((0.72, 1.0, 0.0), (0.92, 0.78, 0.08), (1.06, 0.42, 0.3))
+    polys = [_tube_outline(line + shift * off * half[:, None], half * frac, cap) for _, frac, off in tones]
+    n_cap = len(polys[0]) - 2 * len(z)
+    zz = np.concatenate([z, np.full(n_cap, z[-1]), z[::-1]])
+    pts = cam.project(pl.world_plane(np.vstack(polys), np.tile(zz, len(tones))))
+    for i, (k, frac, _) in enumerate(tones):
+        _fill(cv, pts[i * len(zz):(i + 1) * len(zz)], _shade(colour, k), cover=frac == 1.0)
 
 
 def _hand(cv: Canvas, cam: Camera, pl: Placement, it: Clutter) -> None:
-    """A hand (palm, fingers, thumb) with its forearm and sleeve, hovering at ``height``."""
+    """A hand (palm, fingers, thumb) with forearm and sleeve, hovering ``height`` over the table."""
     s = it.size * pl.object_scale
     a = np.deg2rad(it.angle)
-    d = np.array([np.cos(a), np.sin(a)])  # finger direction (cell coordinates, aspect-corrected)
+    d = np.array([np.cos(a), np.sin(a)])  # finger direction, plane units
     n = np.array([-d[1], d[0]])
-    asp = np.array([1 / pl.aspect, 1.0])
-    centre = np.array([it.x, it.y])
+    c = np.array([(it.x - 5.0) * pl.aspect, it.y - 5.0])
     h = it.height
 
     def at(along: float, across: float) -> np.ndarray:
-        return centre + (d * along + n * across) * s * asp
+        return c + (d * along + n * across) * s
 
-    # forearm from far behind (rising) to the wrist, then sleeve
-    wrist = at(-1.2, 0)
-    elbow = at(-7.5, 0.3)
-    arm_pts = []
-    for side in (1, -1):
-        for f in np.linspace(0, 1, 8)[:: side]:
-            p = wrist + (elbow - wrist) * f + n * side * (0.7 + 0.35 * f) * s * asp
-            arm_pts.append((p, h + 3.0 * f))
-    arm_xy = np.array([p for p, _ in arm_pts])
-    arm_z = np.array([z for _, z in arm_pts])
-    shadow_strength = float(np.clip(0.55 - 0.06 * h, 0.15, 0.55))
-    foot_all = np.vstack([_ellipse(*at(0.3, 0), 1.3 * s / pl.aspect, 1.6 * s, a + np.pi / 2), arm_xy])
-    sh = cam.project(pl.world(foot_all + np.array(pl.light) * h * asp, 0.0))
-    _shadow(cv, cv2.convexHull(sh.astype(np.float32)).reshape(-1, 2), shadow_strength)
-    arm_img = cam.project(pl.world(arm_xy, arm_z))
-    _fill(cv, arm_img, it.colour)
-    k = len(arm_xy) // 2
-    mid = [i for i in range(len(arm_xy)) if (i < k and i >= k - 3) or (i >= k and i < k + 3)]
-    if mid:
-        sleeve_poly = cam.project(pl.world(arm_xy[mid], arm_z[mid]))
-        _fill(cv, sleeve_poly, it.accent)
-    # palm
-    palm = _ellipse(*at(0.2, 0), 1.05 * s / pl.aspect, 1.25 * s, a + np.pi / 2, 24)
-    _fill(cv, cam.project(pl.world(palm, h)), _shade(it.colour, 1.04))
-    # fingers: four, slightly spread and of different length, then the thumb
-    for i, (off, ln) in enumerate(((-0.66, 1.6), (-0.22, 1.85), (0.22, 1.75), (0.64, 1.35))):
-        base = at(1.0, off)
-        tip = at(1.0 + ln, off * 1.25)
-        mid_pt = (base + tip) / 2
-        ang = np.arctan2((tip - base)[1], (tip - base)[0] * pl.aspect)
-        length = np.hypot((tip - base)[0] * pl.aspect, (tip - base)[1])
-        f = _ellipse(mid_pt[0], mid_pt[1], length / 2 / pl.aspect, 0.22 * s, ang, 16)
-        _fill(cv, cam.project(pl.world(f, h)), _shade(it.colour, 0.93 + 0.03 * (i % 2)))
-        p = np.round(cam.project(pl.world(f, h)) * (1 << _SHIFT)).astype(np.int32)
-        cv2.polylines(cv.frame, [p], True, _shade(it.colour, 0.72), 1, cv2.LINE_AA, _SHIFT)
-    thumb_base, thumb_tip = at(-0.2, 1.0), at(0.9, 1.75)
-    mid_pt = (thumb_base + thumb_tip) / 2
-    ang = np.arctan2((thumb_tip - thumb_base)[1], (thumb_tip - thumb_base)[0] * pl.aspect)
-    length = np.hypot((thumb_tip - thumb_base)[0] * pl.aspect, (thumb_tip - thumb_base)[1])
-    f = _ellipse(mid_pt[0], mid_pt[1], length / 2 / pl.aspect, 0.3 * s, ang, 16)
-    _fill(cv, cam.project(pl.world(f, h)), _shade(it.colour, 0.9))
-    # knuckle shading across the palm
-    kn = np.array([at(0.9, -0.8), at(0.9, 0.8)])
-    kp = np.round(cam.project(pl.world(kn, h))).astype(np.int32)
-    cv2.line(cv.frame, tuple(kp[0]), tuple(kp[1]), _shade(it.colour, 0.85), max(1, int(s * 2)), cv2.LINE_AA)
+    # shadow of the whole hand and arm on the board, softer the higher it hovers
+    foot = np.vstack([at(2.4, -1.0), at(2.4, 1.2), at(-1.0, 1.4), at(-12.0, 1.8), at(-12.0, -1.8),
+                      at(-1.0, -1.2)])
+    sh = cam.project(pl.world_plane(foot + np.array(pl.light) * h, 0.0))
+    _shadow(cv, cv2.convexHull(sh.astype(np.float32)).reshape(-1, 2), float(np.clip(0.55 - 0.05 * h, 0.2, 0.55)))
+    # forearm rising towards the elbow, sleeve beyond
+    f = np.linspace(0, 1, 12)
+    arm = np.array([at(-0.6 - 16.0 * t, 0.3 * t) for t in f])
+    arm_half = (0.62 + 0.55 * f) * s
+    arm_z = h + 6.0 * f**1.2
+    _shaded(cv, cam, pl, arm, arm_half, arm_z, it.colour)
+    sl = f >= 0.3
+    _shaded(cv, cam, pl, arm[sl], arm_half[sl] * 1.25, arm_z[sl] + 0.05, it.accent)
+    # palm, then four fingers bent down towards the board, then the thumb
+    palm = np.array([at(t, 0.0) for t in np.linspace(-0.8, 1.0, 6)])
+    _shaded(cv, cam, pl, palm, np.array([0.72, 0.85, 0.92, 0.95, 0.93, 0.88]) * s, np.full(6, h), it.colour)
+    for off, ln in ((-0.62, 1.25), (-0.21, 1.5), (0.21, 1.42), (0.6, 1.1)):
+        t = np.linspace(0, 1, 5)
+        line = np.array([at(0.85 + ln * u, off * (1 + 0.15 * u)) for u in t])
+        _shaded(cv, cam, pl, line, np.full(5, 0.2 * s), h - 0.5 * t**2 * s, it.colour, cap=True)
+    t = np.linspace(0, 1, 5)
+    thumb = np.array([at(-0.2 + 1.1 * u, 0.8 + 0.55 * u) for u in t])
+    _shaded(cv, cam, pl, thumb, np.full(5, 0.26 * s), h - 0.3 * t * s, it.colour, cap=True)
 
 
 _DRAW = {"box": _box, "cup": _cup, "cards": _cards, "hand": _hand}

@@ -97,6 +97,7 @@ class RenderConfig:
     chip_thickness: float = 0.09  # cell heights
     noise_pad: int = 32
     contact_shadow: float = 0.4  # darkening of the table right at the board's edge
+    board_thickness: dict[str, float] = field(default_factory=lambda: {"classic": 0.12, "jumbo": 0.02})
 
 
 CONFIG = RenderConfig()
@@ -140,6 +141,15 @@ def board_homography(spec: SceneSpec) -> np.ndarray:
     cam = _camera(spec, art)
     B = bump_matrix(spec.board_shift, spec.board_rot)
     return cam.plane_homography() @ B @ _tex_to_plane(art, spec.edition)
+
+
+def camera_centre(spec: SceneSpec) -> tuple[float, float, float]:
+    """Where the camera is, in cell coordinates (col, row) and height above the table in cells."""
+    art = board_art(spec.edition, spec.variant)
+    cam = _camera(spec, art)
+    C = -cam.R.T @ cam.t
+    aspect = EDITIONS[spec.edition].grid_aspect
+    return float(C[0] / aspect + SIZE / 2), float(C[1] + SIZE / 2), float(-C[2])
 
 
 def grid_corners(spec: SceneSpec) -> np.ndarray:
@@ -223,7 +233,7 @@ def _table_layer(kind: str, variant: int, cam_key: tuple) -> np.ndarray:
     c = np.array([[[n / 2, n / 2], [n / 2 + 1, n / 2]]], np.float64)
     p = cv2.perspectiveTransform(c, H0)[0]
     scale = float(np.linalg.norm(p[1] - p[0]))  # image px per texture px near the board
-    lv = int(np.clip(np.round(np.log2(1.0 / max(scale, 1e-6))), 0, len(levels) - 1))
+    lv = int(np.clip(np.ceil(np.log2(1.0 / max(scale, 1e-6))), 0, len(levels) - 1))  # coarse: no moire
     S = np.diag([2.0**lv, 2.0**lv, 1.0])
     img = cv2.warpPerspective(levels[lv], H0 @ S, ((w + 1) // 2, (h + 1) // 2), flags=cv2.INTER_LINEAR,
                               borderMode=cv2.BORDER_REFLECT)
@@ -232,15 +242,19 @@ def _table_layer(kind: str, variant: int, cam_key: tuple) -> np.ndarray:
     return img
 
 
-def _contact_shadow(shadow: np.ndarray, outline: np.ndarray, ss: int, strength: float) -> None:
-    """Darken the table just around the board (the board's edge and thickness), in place."""
-    h, w = shadow.shape
+@lru_cache(maxsize=8)
+def _contact_shadow(outline_key: tuple, shape: tuple[int, int], ss: int, strength: float) -> np.ndarray:
+    """Low-resolution darkening of the table just around the board (its edge and thickness)."""
+    h, w = shape
+    outline = np.array(outline_key, np.float64)
     pts = np.round(outline / ss * 16).astype(np.int32)
     board = np.zeros((h, w), np.float32)
     cv2.fillPoly(board, [pts], 1.0, cv2.LINE_AA, 4)
     span = max(np.ptp(outline[:, 0]), np.ptp(outline[:, 1])) / ss
     blur = cv2.GaussianBlur(board, (0, 0), max(0.8, span * 0.01))
-    np.maximum(shadow, strength * blur * (1.0 - board), out=shadow)
+    out = strength * blur * (1.0 - board)
+    out.setflags(write=False)
+    return out
 
 
 NOISE_UNIT = 16.0  # the noise pool stores sigma = 1 as 16
@@ -260,10 +274,12 @@ def _noise_pool(size: tuple[int, int], pad: int) -> np.ndarray:
     return out
 
 
-def _lighting_maps(spec: SceneSpec, shadow: np.ndarray, glossy: float) -> tuple[np.ndarray, np.ndarray]:
-    """(gain, add) maps at low resolution: ramp, vignette, cast shadows; additive glare."""
-    L = spec.lighting
-    h, w = shadow.shape
+@lru_cache(maxsize=8)
+def _static_light(lighting: Lighting, shape: tuple[int, int], glossy: float) -> tuple[np.ndarray, np.ndarray]:
+    """(gain, add) maps at low resolution that depend on the light alone: ramp, vignette,
+    cast shadows of people and lamps; additive glare. Cached: a game keeps its light."""
+    L = lighting
+    h, w = shape
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     xn, yn = xx / w - 0.5, yy / h - 0.5
     strength, ang = L.gradient
@@ -275,14 +291,24 @@ def _lighting_maps(spec: SceneSpec, shadow: np.ndarray, glossy: float) -> tuple[
                     np.rad2deg(a), 0, 360, 1.0, -1, cv2.LINE_AA)
         blob = cv2.GaussianBlur(blob, (0, 0), max(1.0, 0.35 * min(rx * w, ry * h)))
         gain *= 1.0 - s * blob
-    sh = cv2.GaussianBlur(shadow, (0, 0), max(1.0, w / 160))
-    gain *= 1.0 - sh
     gx, gy, gr, gs = L.glare
     d2 = ((xn + 0.5 - gx) * w) ** 2 + ((yn + 0.5 - gy) * h) ** 2
     sig = max(gr * np.hypot(w, h), 1.0)
     core = np.exp(-d2 / (2 * (sig / 3.5) ** 2))
     add = gs * (1 + glossy) / 2 * 255 * (0.55 * np.exp(-d2 / (2 * sig**2)) + 0.9 * core)
-    return gain.astype(np.float32), add.astype(np.float32)
+    gain, add = gain.astype(np.float32), add.astype(np.float32)
+    gain.setflags(write=False)
+    add.setflags(write=False)
+    return gain, add
+
+
+def _lighting_maps(spec: SceneSpec, shadow: np.ndarray, glossy: float) -> tuple[np.ndarray, np.ndarray]:
+    """(gain, add) maps at low resolution: the light's own, times the soft shadows of objects."""
+    gain, add = _static_light(spec.lighting, shadow.shape, glossy)
+    if shadow.any():
+        sh = cv2.GaussianBlur(shadow, (0, 0), max(1.0, shadow.shape[1] / 160))
+        gain = gain * (1.0 - sh)
+    return gain, add
 
 
 def _colour_matrix(spec: SceneSpec) -> np.ndarray | None:
@@ -295,7 +321,8 @@ def _colour_matrix(spec: SceneSpec) -> np.ndarray | None:
     return np.diag(wb) @ sat
 
 
-def _finish(frame: np.ndarray, spec: SceneSpec, shadow: np.ndarray, glossy: float) -> np.ndarray:
+def _finish(frame: np.ndarray, spec: SceneSpec, shadow: np.ndarray, contact: np.ndarray,
+            glossy: float) -> np.ndarray:
     """Blur, lighting, white balance, saturation, noise and JPEG: the camera's part.
 
     Works on uint8 with saturating OpenCV arithmetic (a fraction of float NumPy's cost).
@@ -312,7 +339,7 @@ def _finish(frame: np.ndarray, spec: SceneSpec, shadow: np.ndarray, glossy: floa
         k = cv2.warpAffine(k, R, (n, n))
         frame = cv2.filter2D(frame, -1, k / max(float(k.sum()), 1e-6))
     gain_lo, add_lo = _lighting_maps(spec, shadow, glossy)
-    gain = np.clip(gain_lo * (L.exposure * 64.0), 0, 255).astype(np.uint8)  # 64 = unit gain
+    gain = np.clip(gain_lo * (1.0 - contact) * (L.exposure * 64.0), 0, 255).astype(np.uint8)  # 64 = unit gain
     gain3 = cv2.resize(cv2.merge([gain, gain, gain]), (w, h), interpolation=cv2.INTER_LINEAR)
     out = cv2.multiply(frame, gain3, scale=1.0 / 64)
     M = _colour_matrix(spec)
@@ -341,6 +368,16 @@ def _cover_grid(cover: np.ndarray, corners: np.ndarray) -> np.ndarray:
     g = cv2.warpPerspective(cover, M, (n, n), flags=cv2.INTER_NEAREST)
     p = CONFIG.occlusion_px
     return g.reshape(SIZE, p, SIZE, p).mean(axis=(1, 3)).astype(np.float32) / 255.0
+
+
+def _board_edge(frame: np.ndarray, cam: Camera, outline: np.ndarray, art: BoardArt, edition: str) -> None:
+    """The board's thickness: its sides, seen below the printed top (drawn before the top)."""
+    t = CONFIG.board_thickness[edition]
+    top = cam.project(np.column_stack([outline, np.zeros(len(outline))]))
+    bottom = cam.project(np.column_stack([outline, np.full(len(outline), t)]))
+    hull = cv2.convexHull(np.vstack([top, bottom]).astype(np.float32)).reshape(-1, 2)
+    colour = tuple(int(v * 0.45) for v in art.variant.margin)
+    cv2.fillPoly(frame, [np.round(hull * 16).astype(np.int32)], colour, cv2.LINE_AA, 4)
 
 
 def _warp_board(board: np.ndarray, H: np.ndarray, frame: np.ndarray) -> None:
@@ -376,6 +413,7 @@ def render_with(spec: SceneSpec, labels: Labels, extra: tuple[Clutter, ...] = ()
         np.array([[[0, 0], [art.size[0], 0], [art.size[0], art.size[1]], [0, art.size[1]]]], np.float64),
         B @ _tex_to_plane(art, spec.edition))[0]
     frame = _table_layer(spec.table, spec.table_variant, _camera_key(spec, art)).copy()
+    _board_edge(frame, cam, outline, art, spec.edition)
     board = art.levels[level].copy()
     look = _chip_look(spec, Hb, art, level)
     _draw_chips(board, spec, art, level, look, labels)
@@ -383,11 +421,12 @@ def render_with(spec: SceneSpec, labels: Labels, extra: tuple[Clutter, ...] = ()
     ss = CONFIG.shadow_scale
     canvas = Canvas(frame, np.zeros((h, w), np.uint8), np.zeros((h // ss, w // ss), np.float32), ss)
     img_outline = cv2.perspectiveTransform(outline[None], cam.plane_homography())[0]
-    _contact_shadow(canvas.shadow, img_outline, ss, CONFIG.contact_shadow)
+    contact = _contact_shadow(tuple(map(tuple, img_outline.round(2))), canvas.shadow.shape, ss,
+                              CONFIG.contact_shadow)
     aspect = EDITIONS[spec.edition].grid_aspect
     place = Placement(aspect, B, spec.lighting.light_dir, 1.0 if spec.edition == "classic" else 0.65)
     draw_items(canvas, cam, place, spec.clutter + extra)
-    out = _finish(canvas.frame, spec, canvas.shadow, art.variant.glossy)
+    out = _finish(canvas.frame, spec, canvas.shadow, contact, art.variant.glossy)
     corners = cv2.perspectiveTransform(art.grid_corners()[None].astype(np.float64), Hb)[0].astype(np.float32)
     cover = _cover_grid(canvas.cover, corners)
     return Scene(out, corners, [list(row) for row in labels], spec.edition,

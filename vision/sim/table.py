@@ -46,7 +46,7 @@ def _cloth(rng: np.random.Generator, n: int, base: np.ndarray, weave: float) -> 
 
 
 def _gingham(rng: np.random.Generator, n: int, base: np.ndarray) -> np.ndarray:
-    period = max(3, int(rng.uniform(0.006, 0.012) * n))
+    period = max(4, int(rng.uniform(0.01, 0.018) * n))
     bx = (np.arange(n) // period) % 2
     cover = (bx[None, :] + bx[:, None]).astype(np.float32)  # 0 white, 1 half, 2 full colour
     white = np.array([235, 238, 240], np.float32)

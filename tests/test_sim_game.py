@@ -1,0 +1,143 @@
+"""The game simulator: legal, deterministic games whose events agree with the chips on the board."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.board import Board
+from engine.layout import CORNERS
+from engine.sequences import find_sequences
+from vision.sim import GameSpec, simulate_game
+from vision.sim.game import _hand_cover
+from vision.sim.scene import grid_corners
+
+SMALL = (320, 180)
+
+
+@pytest.fixture(scope="module")
+def classic():
+    return simulate_game(GameSpec(seed=3, edition="classic", teams=("blue", "green"), size=SMALL, bumps=2))
+
+
+@pytest.fixture(scope="module")
+def jumbo():
+    return simulate_game(GameSpec(seed=4, edition="jumbo", teams=("yellow", "red", "blue"), size=SMALL))
+
+
+def _changes(sim):
+    """(frame, cell, before, after) for every label change between consecutive frames."""
+    out = []
+    for i in range(1, len(sim)):
+        a, b = sim.states[i - 1].labels, sim.states[i].labels
+        if a != b:
+            out += [(i, (r, c), a[r][c], b[r][c]) for r in range(10) for c in range(10) if a[r][c] != b[r][c]]
+    return out
+
+
+def test_same_seed_same_game(classic) -> None:
+    again = simulate_game(GameSpec(seed=3, edition="classic", teams=("blue", "green"), size=SMALL, bumps=2))
+    assert again.events == classic.events
+    assert [s.labels for s in again.states] == [s.labels for s in classic.states]
+    i = len(classic) // 2
+    assert np.array_equal(again.render(i).frame, classic.render(i).frame)
+
+
+@pytest.mark.parametrize("which", ["classic", "jumbo"])
+def test_every_change_happens_under_a_hand_and_is_an_event(which, request) -> None:
+    sim = request.getfixturevalue(which)
+    moves = {(e["type"], tuple(e["cell"])) for e in sim.events if e["type"] in ("placed", "removed", "flip")}
+    seen = set()
+    for i, cell, before, after in _changes(sim):
+        st = sim.states[i]
+        assert st.hand is not None, f"frame {i}: {cell} changed with no hand"
+        assert _hand_cover(sim.scene_at(i), st.hand)[cell] > 0.3, f"frame {i}: {cell} changed in plain view"
+        kind = "flip" if after == "flipped" else "placed" if before == "empty" else "removed"
+        assert (before == "empty") != (after == "empty") or kind == "flip"
+        seen.add((kind, cell))
+    assert seen == moves
+
+
+@pytest.mark.parametrize("which", ["classic", "jumbo"])
+def test_events_agree_with_the_board_at_their_frame(which, request) -> None:
+    sim = request.getfixturevalue(which)
+    placed = [e for e in sim.events if e["type"] == "placed"]
+    assert placed and [e["frame"] for e in sim.events] == sorted(e["frame"] for e in sim.events)
+    for e in sim.events:
+        labels = sim.truth_labels(e["frame"])
+        if e["type"] in ("placed", "removed", "flip", "pass", "sequence", "win"):
+            st = sim.states[e["frame"]]  # the hand has left the board by the event's frame
+            assert st.hand is None or not (_hand_cover(sim.scene_at(e["frame"]), st.hand) > 0).any()
+        if e["type"] == "placed":
+            assert labels[e["cell"][0]][e["cell"][1]] in (e["team"], "flipped")
+        elif e["type"] == "removed":
+            assert labels[e["cell"][0]][e["cell"][1]] == "empty" and e["team"] != e["by"]
+        elif e["type"] == "flip":
+            assert labels[e["cell"][0]][e["cell"][1]] == "flipped"
+        elif e["type"] == "sequence":
+            for r, c in e["cells"]:
+                assert (r, c) in CORNERS or labels[r][c] in (e["team"], "flipped")
+
+
+@pytest.mark.parametrize("which", ["classic", "jumbo"])
+def test_the_game_is_won_by_the_rules(which, request) -> None:
+    sim = request.getfixturevalue(which)
+    wins = [e for e in sim.events if e["type"] == "win"]
+    assert len(wins) == 1
+    team = wins[0]["team"]
+    needed = 2 if len(sim.spec.teams) == 2 else 1
+    seqs = [e for e in sim.events if e["type"] == "sequence" and e["team"] == team]
+    assert len(seqs) >= needed
+    labels = sim.truth_labels(wins[0]["frame"])
+    board = Board.empty()
+    for r in range(10):
+        for c in range(10):
+            if labels[r][c] == team:
+                board.place((r, c), team)
+    for e in seqs:  # flipped chips are this team's locked chips
+        for r, c in e["cells"]:
+            if (r, c) not in CORNERS:
+                board.place((r, c), team, locked=True)
+    assert len(find_sequences(board, team)) >= needed
+
+
+def test_jumbo_sequences_get_flipped_and_classic_ones_do_not(classic, jumbo) -> None:
+    assert any(e["type"] == "flip" for e in jumbo.events)
+    assert not any(e["type"] == "flip" for e in classic.events)
+    seq_cells = {tuple(c) for e in jumbo.events if e["type"] == "sequence" for c in e["cells"]} - set(CORNERS)
+    assert seq_cells == {tuple(e["cell"]) for e in jumbo.events if e["type"] == "flip"}
+
+
+def test_bumps_move_the_grid_a_little_and_for_good(classic) -> None:
+    bumps = [e for e in classic.events if e["type"] == "bump"]
+    assert len(bumps) == 2
+    for e in bumps:
+        before = grid_corners(classic.scene_at(e["frame"] - 3))
+        after = grid_corners(classic.scene_at(e["frame"]))
+        later = grid_corners(classic.scene_at(min(e["frame"] + 30, len(classic) - 1)))
+        moved = np.abs(after - before).max()
+        assert 0.3 < moved < 0.1 * max(SMALL)
+        assert np.abs(later - after).max() < moved or e is not bumps[-1]
+
+
+def test_light_events_change_exposure(classic) -> None:
+    for e in (e for e in classic.events if e["type"] == "light"):
+        assert e["kind"] in ("flicker", "lamp", "dim")
+
+
+def test_bad_specs_are_refused() -> None:
+    with pytest.raises(ValueError, match="team colour"):
+        simulate_game(GameSpec(teams=("blue", "purple")))
+    with pytest.raises(ValueError, match="2 or 3"):
+        simulate_game(GameSpec(teams=("blue",)))
+    with pytest.raises(ValueError, match="edition"):
+        simulate_game(GameSpec(edition="travel"))
+
+
+def test_frames_are_rendered_with_truth(jumbo) -> None:
+    hand_frames = [i for i, s in enumerate(jumbo.states) if s.hand is not None]
+    f = jumbo.render(hand_frames[len(hand_frames) // 2])
+    assert f.frame.shape == (SMALL[1], SMALL[0], 3) and f.t == pytest.approx(f.index / jumbo.spec.fps)
+    assert f.labels == [list(r) for r in jumbo.states[f.index].labels]
+    first = next(jumbo.frames())
+    assert first.index == 0 and not first.hand_visible
