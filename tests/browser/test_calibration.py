@@ -43,7 +43,7 @@ def test_dragging_a_corner_changes_the_saved_profile(context, table) -> None:
     page.click("button[data-tab='calibrate']")
     page.click("#cal-snap")
     handle = page.locator("circle.handle[data-corner='0']")
-    handle.wait_for(timeout=10 * WAIT_MS)
+    handle.wait_for(timeout=3 * WAIT_MS)
     before = [float(handle.get_attribute("cx")), float(handle.get_attribute("cy"))]
     box = handle.bounding_box()
     image = page.locator("#cal-img")

@@ -16,7 +16,7 @@ from companion_web.hub import Hub
 pytestmark = pytest.mark.browser
 
 PIN = "4321"
-WAIT_MS = 3000
+WAIT_MS = 10_000
 
 
 def make_game(teams=("blue", "green"), **options: Any) -> Any:
