@@ -85,3 +85,29 @@ def test_stop_ends_open_streams(tmp_path) -> None:
     assert time.monotonic() - start < 4
     assert response.fp.read().endswith(b"0\r\n\r\n")  # the last chunk: the stream ended
     conn.close()
+
+
+def test_camera_view_streams_jpeg_parts_and_limits_viewers(tmp_path) -> None:
+    from webfakes import FakeCamera
+
+    app = create_app({"HUB": Hub(FakeGame()), "PIN": "1234", "DATA_DIR": tmp_path, "CAMERA": FakeCamera()})
+    server = WebServer(app, port=0, threads=8).start()
+    try:
+        viewers = []
+        for _ in range(4):
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+            conn.request("GET", "/camera/stream.mjpg")
+            response = conn.getresponse()
+            assert response.status == 200
+            assert response.getheader("Content-Type") == "multipart/x-mixed-replace; boundary=frame"
+            viewers.append((conn, response))
+        head = viewers[0][1].read(200)
+        assert b"--frame\r\nContent-Type: image/jpeg" in head and b"\xff\xd8" in head
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+        conn.request("GET", "/camera/stream.mjpg")
+        assert conn.getresponse().status == 503
+        conn.close()
+        for conn, _ in viewers:
+            conn.close()
+    finally:
+        server.stop()
