@@ -127,3 +127,23 @@ def test_clutter_hides_only_a_few_cells() -> None:
     for seed in range(8):
         scene = render(random_spec(seed, difficulty="hard"))
         assert int(scene.occluded.sum()) <= 6
+
+
+def test_lens_distortion_moves_the_truth_with_the_picture() -> None:
+    """With barrel distortion the corners move inwards, and the rectified print still lines up."""
+    spec = _clean(random_spec(4, difficulty="easy", edition="classic"))
+    spec = dataclasses.replace(spec, camera=dataclasses.replace(spec.camera, fill=0.9))
+    straight = render(spec, empty=True)
+    bent_spec = dataclasses.replace(spec, optics=Optics(distortion=0.08))
+    bent = render(bent_spec, empty=True)
+    centre = np.array(spec.size, np.float32) / 2
+    d0 = np.linalg.norm(straight.corners - centre, axis=1)
+    d1 = np.linalg.norm(bent.corners - centre, axis=1)
+    assert np.all(d1 < d0 - 2)
+    # each corner's neighbourhood looks the same in both frames around its truth point
+    g0 = cv2.cvtColor(straight.frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    g1 = cv2.cvtColor(bent.frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    for (x0, y0), (x1, y1) in zip(straight.corners, bent.corners, strict=True):
+        a = g0[round(y0) - 10:round(y0) + 11, round(x0) - 10:round(x0) + 11]
+        b = g1[round(y1) - 10:round(y1) + 11, round(x1) - 10:round(x1) + 11]
+        assert float(np.corrcoef(a.ravel(), b.ravel())[0, 1]) > 0.8

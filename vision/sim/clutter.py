@@ -8,6 +8,7 @@ truth) and where its soft shadow falls (for the lighting stage).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -60,10 +61,14 @@ class Placement:
 
     def world(self, pts: np.ndarray, z: float | np.ndarray) -> np.ndarray:
         """(N, 2) cell coordinates at height ``z`` above the table -> (N, 3) world points."""
-        xy = np.column_stack([(pts[:, 0] - 5.0) * self.aspect, pts[:, 1] - 5.0, np.ones(len(pts))])
-        xy = xy @ self.bump.T
-        zz = np.broadcast_to(-np.asarray(z, np.float64), (len(pts),))
-        return np.column_stack([xy[:, 0], xy[:, 1], zz])
+        x = (pts[:, 0] - 5.0) * self.aspect
+        y = pts[:, 1] - 5.0
+        b = self.bump
+        out = np.empty((len(pts), 3))
+        out[:, 0] = b[0, 0] * x + b[0, 1] * y + b[0, 2]
+        out[:, 1] = b[1, 0] * x + b[1, 1] * y + b[1, 2]
+        out[:, 2] = -np.asarray(z, np.float64)
+        return out
 
     def world_plane(self, pts: np.ndarray, z: float | np.ndarray) -> np.ndarray:
         """Like ``world`` for points already in plane units (cell heights, grid centre at 0)."""
@@ -85,11 +90,20 @@ def _shadow(cv: Canvas, pts: np.ndarray, strength: float) -> None:
     np.maximum(cv.shadow, layer * strength, out=cv.shadow)
 
 
-def _ellipse(cx: float, cy: float, rx: float, ry: float, ang: float, n: int = 28) -> np.ndarray:
+@lru_cache(maxsize=16)
+def _unit_circle(n: int) -> np.ndarray:
     t = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    return np.column_stack([np.cos(t), np.sin(t)])
+
+
+def _ellipse(cx: float, cy: float, rx: float, ry: float, ang: float, n: int = 28) -> np.ndarray:
+    u = _unit_circle(n)
     c, s = np.cos(ang), np.sin(ang)
-    ex, ey = rx * np.cos(t), ry * np.sin(t)
-    return np.column_stack([cx + c * ex - s * ey, cy + s * ex + c * ey])
+    ex, ey = rx * u[:, 0], ry * u[:, 1]
+    out = np.empty((n, 2))
+    out[:, 0] = cx + c * ex - s * ey
+    out[:, 1] = cy + s * ex + c * ey
+    return out
 
 
 def _rect(cx: float, cy: float, w: float, h: float, ang: float) -> np.ndarray:

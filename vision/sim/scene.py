@@ -49,6 +49,7 @@ class Optics:
     noise: float = 0.0  # sensor noise sigma, grey levels
     jpeg: int = 0  # JPEG quality, 0 = no compression
     saturation: float = 1.0  # camera colour saturation
+    distortion: float = 0.0  # radial (barrel) lens distortion: shift at the frame corner / half-diagonal
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,7 @@ class RenderConfig:
     chip_thickness: float = 0.09  # cell heights
     noise_pad: int = 32
     contact_shadow: float = 0.4  # darkening of the table right at the board's edge
+    chip_shades: tuple[float, ...] = (0.94, 1.0, 1.05)  # per-chip brightness variants
     board_thickness: dict[str, float] = field(default_factory=lambda: {"classic": 0.12, "jumbo": 0.02})
 
 
@@ -156,7 +158,7 @@ def grid_corners(spec: SceneSpec) -> np.ndarray:
     """(4, 2) float32 image corners of the 10x10 grid, TL TR BR BL of the canonical layout."""
     art = board_art(spec.edition, spec.variant)
     pts = cv2.perspectiveTransform(art.grid_corners()[None].astype(np.float64), board_homography(spec))
-    return pts[0].astype(np.float32)
+    return distort_points(pts[0], spec.size, spec.optics.distortion).astype(np.float32)
 
 
 def _mip_level(H: np.ndarray, art: BoardArt) -> int:
@@ -191,8 +193,8 @@ def _chip_look(spec: SceneSpec, H: np.ndarray, art: BoardArt, level: int) -> Chi
                     light_angle=round(float(np.arctan2(-ly, -lx)), 2))
 
 
-def _chip_colour(spec: SceneSpec, label: str) -> tuple[int, int, int]:
-    base = np.array(CHIP_BGR[label], np.float32)
+def _chip_colour(spec: SceneSpec, label: str, gain: float = 1.0) -> tuple[int, int, int]:
+    base = np.array(CHIP_BGR[label], np.float32) * gain
     tints = dict(spec.chip_tints)
     if label in tints:
         base = base * np.array(tints[label], np.float32)
@@ -203,6 +205,7 @@ def _draw_chips(board: np.ndarray, spec: SceneSpec, art: BoardArt, level: int, l
                 labels: Labels) -> None:
     rng = np.random.default_rng(spec.seed * 7919 + 17)  # per cell, stable across frames of a game
     jit = rng.uniform(-1, 1, (SIZE, SIZE, 2)) * spec.chip_jitter
+    shade = rng.integers(0, len(CONFIG.chip_shades), (SIZE, SIZE))  # chips of one colour differ a little
     scale = 1.0 / (1 << level)
     ch = art.cell_size[1]
     radius = round(spec.chip_radius * ch * scale * 2) / 2
@@ -214,7 +217,8 @@ def _draw_chips(board: np.ndarray, spec: SceneSpec, art: BoardArt, level: int, l
             x, y = art.cell_centre(r, c)
             x = (x + jit[r, c, 0] * ch) * scale
             y = (y + jit[r, c, 1] * ch) * scale
-            sprite = chip_sprite(_chip_colour(spec, lab), radius, look, lab == "flipped")
+            colour = _chip_colour(spec, lab, CONFIG.chip_shades[shade[r, c]])
+            sprite = chip_sprite(colour, radius, look, lab == "flipped")
             stamp(board, sprite, (x, y))
 
 
@@ -311,6 +315,33 @@ def _lighting_maps(spec: SceneSpec, shadow: np.ndarray, glossy: float) -> tuple[
     return gain, add
 
 
+@lru_cache(maxsize=4)
+def _distortion_maps(size: tuple[int, int], k: float) -> tuple[np.ndarray, np.ndarray]:
+    """cv2.remap maps of barrel distortion: distorted pixel p samples c + (p - c)(1 + k r^2),
+    r = |p - c| / half-diagonal. Fixed-point maps (fast)."""
+    w, h = size
+    c = np.array([(w - 1) / 2, (h - 1) / 2], np.float32)
+    half = float(np.hypot(w, h) / 2)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    dx, dy = xx - c[0], yy - c[1]
+    f = 1.0 + k * (dx * dx + dy * dy) / (half * half)
+    return cv2.convertMaps(c[0] + dx * f, c[1] + dy * f, cv2.CV_16SC2)
+
+
+def distort_points(pts: np.ndarray, size: tuple[int, int], k: float) -> np.ndarray:
+    """Where undistorted image points land in the distorted frame (inverse of the remap model)."""
+    if abs(k) <= 1e-3:
+        return pts
+    w, h = size
+    c = np.array([(w - 1) / 2, (h - 1) / 2])
+    half2 = (np.hypot(w, h) / 2) ** 2
+    u = pts.astype(np.float64) - c
+    d = u.copy()
+    for _ in range(20):  # fixed point: d = u / (1 + k |d|^2)
+        d = u / (1.0 + round(k, 4) * (d**2).sum(1, keepdims=True) / half2)
+    return (d + c).astype(pts.dtype)
+
+
 def _colour_matrix(spec: SceneSpec) -> np.ndarray | None:
     """3x3 BGR matrix: saturation then white balance; None when it is the identity."""
     o, L = spec.optics, spec.lighting
@@ -329,6 +360,9 @@ def _finish(frame: np.ndarray, spec: SceneSpec, shadow: np.ndarray, contact: np.
     """
     o, L = spec.optics, spec.lighting
     w, h = spec.size
+    if abs(o.distortion) > 1e-3:
+        frame = cv2.remap(frame, *_distortion_maps(spec.size, round(o.distortion, 4)), cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REFLECT)
     if o.defocus > 0.3:
         frame = cv2.GaussianBlur(frame, (0, 0), o.defocus)
     if o.motion[0] >= 2:
@@ -428,7 +462,8 @@ def render_with(spec: SceneSpec, labels: Labels, extra: tuple[Clutter, ...] = ()
     draw_items(canvas, cam, place, spec.clutter + extra)
     out = _finish(canvas.frame, spec, canvas.shadow, contact, art.variant.glossy)
     corners = cv2.perspectiveTransform(art.grid_corners()[None].astype(np.float64), Hb)[0].astype(np.float32)
-    cover = _cover_grid(canvas.cover, corners)
+    cover = _cover_grid(canvas.cover, corners)  # measured before the lens bends the picture
+    corners = distort_points(corners, spec.size, spec.optics.distortion)
     return Scene(out, corners, [list(row) for row in labels], spec.edition,
                  cover > CONFIG.occlusion_threshold, spec, cover)
 
@@ -483,6 +518,7 @@ class Difficulty:
     saturation: Range
     chip_jitter: Range
     tint: float  # chip hue/value variation
+    distortion: Range = (0.0, 0.0)  # barrel lens distortion
 
 
 DIFFICULTIES: dict[str, Difficulty] = {
@@ -491,10 +527,10 @@ DIFFICULTIES: dict[str, Difficulty] = {
                        (88, 95), (0.95, 1.05), (0.02, 0.06), 0.04),
     "normal": Difficulty((0, 40), 45, (0.45, 0.95), (45, 75), (0.6, 1.3), 0.15, (0, 0.2), (0, 0.3),
                          0.5, (0.1, 0.5), (0, 1), (0.15, 0.4), (0, 3), 3, (0, 1.2), 0.15, (2, 6),
-                         (2, 5), (60, 95), (0.85, 1.15), (0.03, 0.1), 0.08),
+                         (2, 5), (60, 95), (0.85, 1.15), (0.03, 0.1), 0.08, distortion=(0.0, 0.035)),
     "hard": Difficulty((35, 50), 45, (0.35, 0.5), (60, 78), (0.4, 1.6), 0.28, (0.2, 0.35), (0.3, 0.5),
                        1.0, (0.5, 0.9), (1, 2), (0.35, 0.55), (3, 4), 5, (1.0, 1.8), 0.5, (4, 9),
-                       (6, 10), (35, 55), (0.7, 1.3), (0.08, 0.12), 0.12),
+                       (6, 10), (35, 55), (0.7, 1.3), (0.08, 0.12), 0.12, distortion=(0.04, 0.07)),
 }
 
 
@@ -592,7 +628,8 @@ def random_spec(seed: int, *, edition: str | None = None, difficulty: str = "nor
     )
     motion = (_u(rng, d.motion), float(rng.uniform(0, 180))) if rng.random() < d.motion_chance else (0.0, 0.0)
     optics = Optics(defocus=_u(rng, d.defocus), motion=motion, noise=_u(rng, d.noise),
-                    jpeg=int(rng.integers(d.jpeg[0], d.jpeg[1] + 1)), saturation=_u(rng, d.saturation))
+                    jpeg=int(rng.integers(d.jpeg[0], d.jpeg[1] + 1)), saturation=_u(rng, d.saturation),
+                    distortion=_u(rng, d.distortion))
     tints = []
     for colour in ("blue", "green", "red", "yellow", "flipped"):
         t = 1.0 + rng.uniform(-d.tint, d.tint, 3)
@@ -621,7 +658,8 @@ def occlusion_of(spec: SceneSpec, items: tuple[Clutter, ...]) -> np.ndarray:
     place = Placement(EDITIONS[spec.edition].grid_aspect, B, spec.lighting.light_dir,
                       1.0 if spec.edition == "classic" else 0.65)
     draw_items(canvas, cam, place, items)
-    return _cover_grid(canvas.cover, grid_corners(spec))
+    undistorted = cv2.perspectiveTransform(art.grid_corners()[None].astype(np.float64), board_homography(spec))[0]
+    return _cover_grid(canvas.cover, undistorted.astype(np.float32))
 
 
 def _fit_clutter(spec: SceneSpec, items: list[Clutter], max_cells: int) -> SceneSpec:
