@@ -115,7 +115,8 @@ export class Calibration {
       el("line", { x1: cx, y1: cy, x2: dx, y2: dy }, grid);
     }
     const layout = this.layout || window.__layout;
-    const font = Math.max(8, Math.min(w, h) / 70);
+    const side = Math.hypot(this.corners[1][0] - this.corners[0][0], this.corners[1][1] - this.corners[0][1]);
+    const font = Math.max(8, side / 10 * 0.32);
     for (let r = 0; r < 10; r++) {
       for (let c = 0; c < 10; c++) {
         const [x, y] = at(r + 0.5, c + 0.5);

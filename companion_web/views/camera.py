@@ -13,6 +13,13 @@ from companion_web.app import Services, services
 bp = Blueprint("camera", __name__, url_prefix="/camera")
 
 BOUNDARY = "frame"
+REPEAT_S = 2.0
+"""Seconds after which an unchanged overlay is sent again (keeps the view and connection alive)."""
+
+
+def _part(jpeg: bytes) -> bytes:
+    head = f"Content-Type: image/jpeg\r\nContent-Length: {len(jpeg)}\r\n\r\n".encode("ascii")
+    return head + jpeg + f"\r\n--{BOUNDARY}\r\n".encode("ascii")
 
 
 def _camera(svc: Services) -> Any:
@@ -47,15 +54,18 @@ def stream() -> Any:
 
 
 def _frames(svc: Services, interval: float) -> Iterator[bytes]:
+    """Browsers show a part only once the next one starts: the first frame goes out twice, and an
+    unchanged picture is repeated every ``REPEAT_S`` so a still camera still shows promptly."""
     try:
+        yield f"--{BOUNDARY}\r\n".encode("ascii")
         last: Any = None
         idle = 0.0
         while not svc.hub.closed and svc.camera is not None:
             jpeg = svc.camera.latest_overlay_jpeg()
-            if jpeg and (jpeg is not last or idle >= 5.0):
+            if jpeg and (jpeg is not last or idle >= REPEAT_S):
+                part = _part(bytes(jpeg))
+                yield part + part if last is None else part
                 last, idle = jpeg, 0.0
-                head = f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(jpeg)}\r\n\r\n"
-                yield head.encode("ascii") + bytes(jpeg) + b"\r\n"
             time.sleep(interval)
             idle += interval
     finally:
