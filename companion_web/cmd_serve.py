@@ -22,6 +22,8 @@ log = logging.getLogger(__name__)
 HELP = "watch the real board through a camera and show the game live on any tablet"
 SERVER_THREADS = 64
 """Waitress worker threads: each open page holds one for its event stream."""
+OUTBUF_LIMIT = 1 << 20
+"""Bytes buffered for one slow client before its stream waits (then its queue fills and it is dropped)."""
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -51,7 +53,7 @@ class WebServer:
         try:
             self.server = create_server(
                 app, host=host, port=port, threads=threads, channel_timeout=60, ident="sequence-companion",
-                clear_untrusted_proxy_headers=True,
+                clear_untrusted_proxy_headers=True, outbuf_high_watermark=OUTBUF_LIMIT,
             )
         except OSError as exc:
             reason = exc.strerror or exc

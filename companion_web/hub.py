@@ -8,6 +8,7 @@ queue. Readers (``state()``, ``history()``) get JSON-ready copies, never live ob
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 import time
 from collections import deque
@@ -98,6 +99,7 @@ class Hub:
         self._closed = False
         self._camera = dict(STARTING_STATUS)
         self._camera_sent_at = 0.0
+        self._store_error: str | None = None
         self._log: deque[dict[str, Any]] = deque(maxlen=self.config.log_size)
         self._log.extend(event_dict(e) for e in getattr(game, "history", ())[-self.config.log_size :])
 
@@ -137,6 +139,7 @@ class Hub:
         state["paused"] = self._paused
         state["log"] = list(self._log)
         state["seq"] = self._seq
+        state["store_error"] = self._store_error
         return state
 
     def history(self) -> list[dict[str, Any]]:
@@ -198,10 +201,21 @@ class Hub:
     def _apply(self, action: Callable[[], Iterable[Any]]) -> list[Any]:
         events = list(action())
         if events:
-            if self._store is not None:
-                self._store.append(self._game_id, events)
+            self._save_locked(events)
             self._broadcast_locked(events, reason="events")
         return events
+
+    def _save_locked(self, events: list[Any]) -> None:
+        """Append to the event log; a failing disk is reported on every page, never fatal to the camera."""
+        if self._store is None:
+            return
+        try:
+            self._store.append(self._game_id, events)
+        except (OSError, sqlite3.Error) as exc:
+            log.error("could not save %d event(s) of game %s: %s", len(events), self._game_id, exc)
+            self._store_error = f"the game log could not be saved ({exc}); check the disk"
+        else:
+            self._store_error = None
 
     # ------------------------------------------------------------------ pages
     def subscribe(self) -> tuple[Subscriber, str]:

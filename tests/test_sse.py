@@ -130,3 +130,18 @@ def test_close_ends_every_stream() -> None:
     assert sub.closed
     late, _ = hub.subscribe()
     assert late.closed
+
+
+def test_a_failing_disk_is_reported_to_pages_and_the_game_goes_on() -> None:
+    import sqlite3
+
+    class BrokenStore(FakeStore):
+        def append(self, game_id, events):
+            raise sqlite3.OperationalError("database or disk is full")
+
+    hub = Hub(FakeGame(), store=BrokenStore())
+    sub, _ = hub.subscribe()
+    assert hub.correct((1, 1), "blue")
+    (update,) = _updates(sub)
+    assert "disk is full" in update["state"]["store_error"]
+    assert update["events"][0]["type"] == "corrected"

@@ -148,6 +148,8 @@ function render(state) {
   const turn = $("turn");
   turn.classList.toggle("hidden", !state.turn);
   turn.textContent = state.turn ? `${state.turn} to play` : "";
+  $("store-error").classList.toggle("hidden", !state.store_error);
+  $("store-error").textContent = state.store_error || "";
   const winner = $("winner");
   winner.classList.toggle("hidden", !state.winner);
   winner.textContent = state.winner ? `${state.winner} wins!` : "";
@@ -212,6 +214,7 @@ function setupNewGame() {
   players.value = "4";
   players.addEventListener("change", updateDeal);
   $("ng-teams").addEventListener("change", () => { colourPickers(); updateDeal(); });
+  $("ng-edition").addEventListener("change", colourPickers);
   colourPickers();
   $("newgame-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
@@ -229,7 +232,7 @@ function setupNewGame() {
 function colourPickers() {
   const root = $("ng-colours");
   root.textContent = "";
-  const defaults = ["blue", "green", "red"];
+  const defaults = page.layout?.edition_colours?.[$("ng-edition").value] || ["blue", "green", "red"];
   for (let i = 0; i < Number($("ng-teams").value); i++) {
     const label = document.createElement("label");
     label.textContent = `Team ${i + 1} `;

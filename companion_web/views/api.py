@@ -182,7 +182,7 @@ def _plain(value: Any) -> Any:
 @bp.get("/layout")
 def layout() -> Any:
     """The printed board (cards and ink per cell) and colour names, from ``engine.layout``/``labels``."""
-    from engine.labels import TEAM_COLOURS
+    from engine.labels import CLASSIC_COLOURS, JUMBO_COLOURS, TEAM_COLOURS
     from engine.layout import EDITIONS, INK_MAP, LAYOUT, SIZE
 
     response = jsonify(
@@ -190,6 +190,7 @@ def layout() -> Any:
         cards=LAYOUT,
         ink=INK_MAP,
         team_colours=TEAM_COLOURS,
+        edition_colours={"classic": CLASSIC_COLOURS, "jumbo": JUMBO_COLOURS},
         editions={name: e.description for name, e in EDITIONS.items()},
     )
     response.headers["Cache-Control"] = "max-age=3600"
