@@ -1,0 +1,150 @@
+"""Which printed corner is cell (0, 0): decided from the print itself, with a confidence.
+
+Every card on the board is printed in red or black ink (``engine.layout.INK_MAP``), and that
+pattern is far from symmetric: under a quarter or half turn it correlates with itself at
+about 0 and -0.5. So the grid is rectified, the ink of each cell is measured near the cell's
+corners (chips sit in the middle, and the rank/suit indices of a card are in its corners),
+and the measured red-versus-black pattern is correlated with the layout under the four
+rotations. Colours are compared within the frame (white-balanced on the board's own white
+card faces), so a warm or cool camera does not matter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from engine.layout import INK_MAP, SIZE
+from vision.geometry import check_corners, check_frame, edition_aspect, metric_aspect, roll_corners
+
+_INK_SIGN = np.array(
+    [[0.0 if ink is None else (1.0 if ink == "red" else -1.0) for ink in row] for row in INK_MAP]
+)
+"""+1 red, -1 black, 0 for the free corners."""
+
+
+@dataclass(frozen=True)
+class OrientConfig:
+    """Sampling of the rectified grid and how scores become a confidence."""
+
+    cell_px: int = 24
+    """Cell size of the rectified lattice the ink is measured in."""
+    ring_inner: float = 0.38
+    """Pixels closer to the cell centre than this (in cells) are ignored: that is where chips sit."""
+    ring_outer: float = 0.44
+    """Pixels further than this from the centre along x or y are ignored: the gap between cards."""
+    white_percentile: float = 95.0
+    ink_darkness: float = 0.15
+    """A pixel counts as ink once its darkest channel is this far (0..1) below the card white."""
+    other_margin: float = 0.1
+    """Pixels whose green or blue exceeds red by this much are chips or art, not ink."""
+    yellow_margin: float = 0.3
+    min_ink_weight: float = 2.0
+    """Cells with less ink than this (summed weight, in pixels) are left out of the correlation."""
+    min_cells: int = 20
+    aspect_weight: float = 0.15
+    """Weight of the weak prior from the grid's measured aspect (Jumbo cells are wider than tall)."""
+    full_margin: float = 0.45
+    """Margin between the best and second-best rotation that counts as full confidence."""
+
+
+@dataclass(frozen=True)
+class Orientation:
+    """The grid's corners in canonical order, and how sure we are.
+
+    ``corners`` ``(4, 2) float32`` start at the outer corner of cell (0, 0); ``rotation`` is how
+    many places the input corners were rolled (0..3); ``scores`` are the four correlations.
+    """
+
+    corners: np.ndarray
+    rotation: int
+    confidence: float
+    scores: tuple[float, float, float, float]
+
+
+def orient_grid(
+    frame: np.ndarray, corners: np.ndarray, *, edition: str, config: OrientConfig = OrientConfig()
+) -> Orientation:
+    """Roll ``corners`` (TL, TR, BR, BL as seen) so the first is the corner of cell (0, 0).
+
+    ``frame`` is ``(H, W, 3) uint8`` BGR (colour is needed: red versus black ink). Raises
+    ``ValueError`` for a bad frame, corners or edition. With too little ink visible the
+    rotation is the aspect prior's best guess and the confidence is 0.
+    """
+    frame = check_frame(frame, allow_gray=False)
+    seen = check_corners(corners)
+    target = edition_aspect(edition)
+    redness = cell_redness(frame, seen, config)
+    valid = np.isfinite(redness) & (_INK_SIGN != 0)
+    prior = _aspect_prior(seen, (frame.shape[1], frame.shape[0]), target)
+    scores = np.array(prior, dtype=np.float64) * config.aspect_weight
+    enough = int(valid.sum()) >= config.min_cells
+    if enough:
+        f = np.where(valid, redness, 0.0)
+        mu = f[valid].mean()
+        sd = f[valid].std()
+        if sd > 1e-9:
+            z = np.where(valid, (f - mu) / sd, 0.0)
+            for k in range(4):
+                # The seen lattice rotated by k quarter turns is the canonical one when the
+                # canonical corner (0, 0) is the k-th seen corner.
+                canon = np.rot90(z, k)
+                mask = np.rot90(valid, k)
+                scores[k] += float((canon * _INK_SIGN)[mask].sum() / max(mask.sum(), 1))
+        else:
+            enough = False
+    order = np.argsort(-scores)
+    best, second = int(order[0]), int(order[1])
+    margin = float(scores[best] - scores[second])
+    confidence = float(np.clip(margin / config.full_margin, 0.0, 1.0)) if enough else 0.0
+    return Orientation(roll_corners(seen, best), best, confidence, tuple(float(s) for s in scores))
+
+
+def cell_redness(frame: np.ndarray, corners: np.ndarray, config: OrientConfig = OrientConfig()) -> np.ndarray:
+    """Red-versus-black ink of each cell, ``(10, 10)`` float (NaN where too little ink shows).
+
+    Cells are indexed as seen (row 0 along the first two ``corners``). The frame is
+    white-balanced on the brightest board pixels, then each cell's corner regions are
+    weighted by how dark each pixel is and scored by ``R - max(G, B)`` relative to the
+    pixel's darkness: red ink is near +1, black ink near 0.
+    """
+    n = config.cell_px
+    side = SIZE * n
+    dst = np.array([[0, 0], [side, 0], [side, side], [0, side]], dtype=np.float32)
+    h = cv2.getPerspectiveTransform(np.asarray(corners, dtype=np.float32), dst)
+    grid = cv2.warpPerspective(frame, h, (side, side), flags=cv2.INTER_AREA).astype(np.float32)
+    white = np.percentile(grid.reshape(-1, 3), config.white_percentile, axis=0)
+    grid /= np.maximum(white, 1.0)
+    np.clip(grid, 0.0, 1.0, out=grid)
+    b, g, r = grid[..., 0], grid[..., 1], grid[..., 2]
+    darkest = np.minimum(np.minimum(b, g), r)
+    weight = np.clip((1.0 - darkest - config.ink_darkness) / config.ink_darkness, 0.0, 1.0)
+    # Blue, green or yellow pixels (chips, court art) are neither red nor black ink.
+    other = (np.maximum(g, b) - r > config.other_margin) | (np.minimum(r, g) - b > config.yellow_margin)
+    weight[other] = 0.0
+    red = (r - np.maximum(g, b)) / np.maximum(1.0 - darkest, 0.05)
+    weight *= _ring_mask(n, config)
+    cells_w = weight.reshape(SIZE, n, SIZE, n).sum(axis=(1, 3))
+    cells_r = (weight * red).reshape(SIZE, n, SIZE, n).sum(axis=(1, 3))
+    out = np.full((SIZE, SIZE), np.nan)
+    ok = cells_w >= config.min_ink_weight
+    out[ok] = cells_r[ok] / cells_w[ok]
+    return out
+
+
+def _ring_mask(n: int, config: OrientConfig) -> np.ndarray:
+    """``(10n, 10n)`` float mask of each cell's corner regions (outside the chip, inside the gap)."""
+    c = (np.arange(n) + 0.5) / n - 0.5
+    dx, dy = np.meshgrid(c, c)
+    cell = (np.hypot(dx, dy) >= config.ring_inner) & (np.maximum(np.abs(dx), np.abs(dy)) <= config.ring_outer)
+    return np.tile(cell.astype(np.float32), (SIZE, SIZE))
+
+
+def _aspect_prior(seen: np.ndarray, image_size: tuple[int, int], target: float) -> list[float]:
+    """Per rotation, minus how far the measured aspect is (in log) from the edition's."""
+    aspect = metric_aspect(seen, image_size)
+    even = -abs(np.log(max(aspect, 1e-6) / target))
+    odd = -abs(np.log(max(1.0 / max(aspect, 1e-6), 1e-6) / target))
+    return [even, odd, even, odd]
