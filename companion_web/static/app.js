@@ -142,8 +142,12 @@ function render(state) {
   const camera = state.camera || { state: "starting" };
   const status = $("camera-status");
   status.dataset.state = state.paused ? "paused" : camera.state;
-  status.textContent = "camera: " + (state.paused ? "paused" : camera.state.replace("_", " "))
-    + (camera.detail && !state.paused ? ` (${camera.detail})` : "");
+  status.textContent = "camera: " + (state.paused ? "paused" : camera.state.replace("_", " "));
+  const shown = state.paused ? "paused" : camera.state;
+  const help = (CAMERA_HELP[shown] || "") + (camera.detail && !state.paused ? ` (${camera.detail})` : "");
+  status.title = help;
+  $("camera-help").textContent = help;
+  $("camera-help").classList.toggle("hidden", ["live", "starting"].includes(shown));
   $("pause").textContent = state.paused ? "Resume" : "Pause";
   const turn = $("turn");
   turn.classList.toggle("hidden", !state.turn);
@@ -154,6 +158,21 @@ function render(state) {
   winner.classList.toggle("hidden", !state.winner);
   winner.textContent = state.winner ? `${state.winner} wins!` : "";
 }
+
+// What each camera state means at the table, and what to do about it.
+const CAMERA_HELP = {
+  starting: "Looking for the board…",
+  live: "Reading the board.",
+  no_board: "The board is not in view: check the camera points at the whole board.",
+  occluded: "Something covers the board (a hand?): the game waits until it is clear.",
+  relocking: "The board moved: finding it again.",
+  camera_lost: "The camera stopped sending pictures: check its cable.",
+  reconnecting: "Reconnecting to the camera…",
+  frozen: "The picture has not changed at all: the camera may be stuck; unplug and replug it.",
+  dark: "The picture is black: turn a light on or uncover the camera.",
+  paused: "Camera paused: press Resume to read the board again.",
+  ended: "The video has ended.",
+};
 
 // ---------------------------------------------------------------- corrections and controls
 const LABELS = ["empty", "blue", "green", "red", "yellow", "flipped"];

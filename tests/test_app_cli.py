@@ -1,0 +1,93 @@
+"""``sequence-companion serve`` as a user runs it: addresses, QR, PIN, resume, clean Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("engine.game")
+pytest.importorskip("engine.store")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start(data_dir: Path, port: int, *extra: str) -> tuple[subprocess.Popen, list[str]]:
+    cmd = [sys.executable, "-m", "companion_web.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
+           "--pin", "2468", "--data-dir", str(data_dir), *extra]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    lines: list[str] = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        lines.append(line.rstrip("\n"))
+        if line.startswith("Press Ctrl-C"):
+            return proc, lines
+    proc.kill()
+    raise AssertionError("serve did not start:\n" + "\n".join(lines) + proc.stderr.read())
+
+
+def get_json(url: str) -> dict:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return json.loads(response.read())
+
+
+def stop(proc: subprocess.Popen) -> tuple[int, str, str]:
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    return proc.returncode, out, err
+
+
+def test_serve_prints_how_to_join_resumes_and_stops_cleanly(tmp_path) -> None:
+    port = free_port()
+    proc, lines = start(tmp_path, port, "--source", "sim")
+    try:
+        text = "\n".join(lines)
+        assert f"http://127.0.0.1:{port}/" in text
+        assert "PIN for changes: 2468" in text
+        assert "▀" in text or "█" in text  # the terminal QR code
+        assert "new game" in text
+        state = get_json(f"http://127.0.0.1:{port}/api/state")
+        assert len(state["board"].splitlines()) == 10
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/api/correct", method="POST", headers={"X-PIN": "2468",
+            "Content-Type": "application/json"}, data=json.dumps({"cell": [4, 4], "label": "blue"}).encode())
+        with urllib.request.urlopen(request, timeout=5) as response:
+            assert response.status == 200
+    finally:
+        code, out, err = stop(proc)
+    assert code == 0, err
+    assert "stopped" in out and "Traceback" not in err
+
+    proc, lines = start(tmp_path, port, "--source", "sim")
+    try:
+        assert "resumed game" in "\n".join(lines)
+        assert get_json(f"http://127.0.0.1:{port}/api/state")["board"].splitlines()[4][4] == "B"
+    finally:
+        assert stop(proc)[0] == 0
+
+
+def test_serve_refuses_bad_options_with_one_line(tmp_path) -> None:
+    for extra, needle in ((["--pin", "12"], "--pin"), (["--source", "/no/such/file.mp4"], "no such file"),
+                          (["--profile", str(tmp_path / "missing.json")], "missing.json")):
+        result = subprocess.run(
+            [sys.executable, "-m", "companion_web.cli", "serve", "--port", str(free_port()),
+             "--data-dir", str(tmp_path), *extra], capture_output=True, text=True, timeout=60)
+        assert result.returncode != 0
+        assert needle in result.stderr and "Traceback" not in result.stderr, result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
