@@ -67,7 +67,7 @@ class SceneSpec:
     table: str = "wood_light"
     table_variant: int = 0
     clutter: tuple[Clutter, ...] = ()
-    chip_radius: float = 0.36  # chip radius / cell height
+    chip_radius: float = 0.36  # chip radius / cell width (at most RenderConfig.chip_max_radius of the height)
     chip_jitter: float = 0.07  # max chip offset from the cell centre / cell height
     chip_tints: tuple[tuple[str, tuple[float, float, float]], ...] = ()  # colour -> BGR gain
     board_shift: tuple[float, float] = (0.0, 0.0)  # a bump: board moved in the plane (cells)
@@ -98,6 +98,7 @@ class RenderConfig:
     chip_thickness: float = 0.09  # cell heights
     noise_pad: int = 32
     contact_shadow: float = 0.4  # darkening of the table right at the board's edge
+    chip_max_radius: float = 0.45  # a chip never overflows its cell's height (wide Jumbo cells)
     chip_shades: tuple[float, ...] = (0.94, 1.0, 1.05)  # per-chip brightness variants
     board_thickness: dict[str, float] = field(default_factory=lambda: {"classic": 0.12, "jumbo": 0.02})
 
@@ -208,7 +209,8 @@ def _draw_chips(board: np.ndarray, spec: SceneSpec, art: BoardArt, level: int, l
     shade = rng.integers(0, len(CONFIG.chip_shades), (SIZE, SIZE))  # chips of one colour differ a little
     scale = 1.0 / (1 << level)
     ch = art.cell_size[1]
-    radius = round(spec.chip_radius * ch * scale * 2) / 2
+    cw = art.cell_size[0]
+    radius = round(min(spec.chip_radius * cw, CONFIG.chip_max_radius * ch) * scale * 2) / 2
     for r in range(SIZE):
         for c in range(SIZE):
             lab = labels[r][c]
@@ -627,7 +629,9 @@ def random_spec(seed: int, *, edition: str | None = None, difficulty: str = "nor
         light_dir=(0.3 * np.cos(light_ang), 0.3 * np.sin(light_ang)),
     )
     motion = (_u(rng, d.motion), float(rng.uniform(0, 180))) if rng.random() < d.motion_chance else (0.0, 0.0)
-    optics = Optics(defocus=_u(rng, d.defocus), motion=motion, noise=_u(rng, d.noise),
+    exposure = lighting.exposure
+    # a dim scene makes the camera raise its gain, and its noise with it
+    optics = Optics(defocus=_u(rng, d.defocus), motion=motion, noise=_u(rng, d.noise) / np.sqrt(min(exposure, 1.0)),
                     jpeg=int(rng.integers(d.jpeg[0], d.jpeg[1] + 1)), saturation=_u(rng, d.saturation),
                     distortion=_u(rng, d.distortion))
     tints = []
