@@ -68,6 +68,12 @@ def status_dict(status: Any) -> dict[str, Any]:
     }
 
 
+def _history(game: Any) -> Iterable[Any]:
+    """The game's event history (a property or a method of the engine's ``Game``)."""
+    history = getattr(game, "history", ())
+    return history() if callable(history) else history
+
+
 def event_dict(event: Any) -> dict[str, Any]:
     """An engine event as a dict (events may already be dicts in fakes)."""
     return dict(event) if isinstance(event, dict) else event.to_dict()
@@ -101,7 +107,7 @@ class Hub:
         self._camera_sent_at = 0.0
         self._store_error: str | None = None
         self._log: deque[dict[str, Any]] = deque(maxlen=self.config.log_size)
-        self._log.extend(event_dict(e) for e in getattr(game, "history", ())[-self.config.log_size :])
+        self._log.extend(event_dict(e) for e in list(_history(game))[-self.config.log_size :])
 
     # ------------------------------------------------------------------ reading
     @property
@@ -145,10 +151,7 @@ class Hub:
     def history(self) -> list[dict[str, Any]]:
         """Every event of the current game, oldest first."""
         with self._lock:
-            events = getattr(self._game, "history", None)
-            if events is None:
-                return list(self._log)
-            return [event_dict(e) for e in events]
+            return [event_dict(e) for e in _history(self._game)]
 
     def dead_cards(self) -> list[Any]:
         with self._lock:
@@ -178,6 +181,7 @@ class Hub:
             game_id = self._store.new_game(game) if self._store is not None else None
             self._game, self._game_id = game, game_id
             self._log.clear()
+            self._store_error = None
             self._broadcast_locked([], reason="new_game")
             return game_id
 

@@ -223,6 +223,7 @@ function showTab(name) {
   else img.removeAttribute("src");
   if (name === "games") loadGames();
   if (name === "newgame") updateDeal();
+  if (name === "calibrate") loadProfiles();
 }
 document.querySelectorAll(".tabs button").forEach((b) => b.addEventListener("click", () => showTab(b.dataset.tab)));
 
@@ -270,6 +271,13 @@ async function updateDeal() {
     out.textContent = `Deal ${d.cards_each} cards to each player; ${d.sequences_needed} sequence(s) to win.`;
     $("ng-error").textContent = "";
   } catch (err) { out.textContent = ""; $("ng-error").textContent = err.message; }
+}
+
+async function loadProfiles() {
+  try {
+    const data = await api("GET", "/api/setup/profiles");
+    $("cal-profiles").textContent = data.profiles.length ? `Saved profiles: ${data.profiles.join(", ")}` : "No profile saved yet.";
+  } catch (err) { $("cal-profiles").textContent = err.message; }
 }
 
 // ---------------------------------------------------------------- past games
