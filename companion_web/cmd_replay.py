@@ -14,7 +14,9 @@ With ``--jsonl`` each line is one JSON object. Engine events::
 the source (frame index / fps for files). Camera state changes are objects of type
 ``"status"``: ``{"frame": N, "t": s, "type": "status", "state": "no_board", "message": "..."}``
 (states as on the page: starting, live, occluded, relocking, no_board, camera_lost,
-reconnecting, frozen, dark, paused, ended). Consumers that only want moves skip ``status``.
+reconnecting, frozen, dark, paused, ended). When the source starts another game (the ``sim``
+table looping) a ``{"frame": N, "t": s, "type": "new_game", "message": "..."}`` object marks
+where a fresh engine game begins. Consumers that only want moves skip both.
 Without ``--jsonl`` the same appear as readable lines (hands passing over the board, the
 ``occluded`` state, are left out there).
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from companion_web.errors import CliError
@@ -82,12 +85,18 @@ def run(args: argparse.Namespace) -> int:
         source = open_source(args.source, fps=args.fps)
     except SourceError as exc:
         raise CliError(str(exc)) from None
+    def new_tracker() -> Any:
+        return build_tracker(edition=edition, corners=corners, profile=profile, reference=reference)
+
     with source:
-        game = build_game(teams, edition)
-        tracker = build_tracker(edition=edition, corners=corners, profile=profile, reference=reference)
-        printer = EventPrinter(sys.stdout, jsonl=args.jsonl)
-        pipeline = Pipeline(source, tracker, on_board=printer.board_handler(game),
-                            on_status=printer.status)
+        printer = EventPrinter(sys.stdout, jsonl=args.jsonl, new_game=lambda: build_game(teams, edition))
+
+        def on_new_game(frame: Any) -> None:  # the simulated table looped to its next game
+            printer.restart(frame.index, frame.t)
+            pipeline.set_tracker(new_tracker())
+
+        pipeline = Pipeline(source, new_tracker(), on_board=printer.on_board, on_status=printer.status,
+                            on_new_game=on_new_game)
         pipeline.run()
     if pipeline.boards_committed == 0:
         print(f"sequence-companion replay: the board was never read in {source.description} "
@@ -113,24 +122,32 @@ def build_tracker(**options: Any) -> Any:
 
 
 class EventPrinter:
-    """Writes engine events and camera states to ``out``, as JSON lines or readable lines."""
+    """Feeds committed boards to the engine game and writes its events and the camera states
+    to ``out``, as JSON lines or readable lines. ``new_game()`` makes a fresh engine game."""
 
-    def __init__(self, out: TextIO, *, jsonl: bool) -> None:
+    def __init__(self, out: TextIO, *, jsonl: bool, new_game: Callable[[], Any]) -> None:
         self.out = out
         self.jsonl = jsonl
         self.events = 0
+        self._new_game = new_game
+        self.game = new_game()
         self._last_state = ""
 
-    def board_handler(self, game: Any):
+    def on_board(self, labels: list[list[str]], index: int, t: float) -> list[Any]:
         """``on_board`` for the pipeline: feed the engine, print what it says, return its events."""
+        events = list(self.game.observe(labels))
+        for event in events:
+            self.event(event, index, t)
+        return events
 
-        def on_board(labels: list[list[str]], index: int, t: float) -> list[Any]:
-            events = list(game.observe(labels))
-            for event in events:
-                self.event(event, index, t)
-            return events
-
-        return on_board
+    def restart(self, index: int, t: float) -> None:
+        """The source started another game: a fresh engine game from here on."""
+        self.game = self._new_game()
+        if self.jsonl:
+            self._json({"frame": int(index), "t": round(float(t), 3), "type": "new_game",
+                        "message": "the source started a new game"})
+        else:
+            self.line(f"{t:8.2f}s  frame {index:>6}  {'new game':<8} the source started a new game")
 
     def event(self, event: Any, index: int, t: float) -> None:
         self.events += 1

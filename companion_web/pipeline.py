@@ -9,7 +9,10 @@ tracker reads it, and each *committed* board goes to ``on_board(labels, frame_in
 which feeds the engine and returns the events it caused. When no frame comes the pipeline
 reports why (``camera_lost``, ``reconnecting``, ``ended``) and never invents a board.
 
-Status changes (``CameraStatus``) go to ``on_status`` only when state or detail change.
+Status changes (``CameraStatus``) go to ``on_status`` only when state or detail change. When
+the source starts a different game (``Frame.segment`` changes: the simulated table looping to
+its next game) ``on_new_game(frame)`` runs first, so the caller can start a new engine game
+and ``set_tracker`` a fresh tracker before that frame is tracked.
 """
 
 from __future__ import annotations
@@ -89,6 +92,7 @@ class Pipeline:
     def __init__(self, source: FrameSource, tracker: Any, *, on_board: OnBoard,
                  on_status: Callable[[CameraStatus], None] | None = None,
                  on_update: Callable[[Frame, Any], None] | None = None,
+                 on_new_game: Callable[[Frame], None] | None = None,
                  config: PipelineConfig = PipelineConfig()) -> None:
         self.source = source
         self.config = config
@@ -96,6 +100,8 @@ class Pipeline:
         self._on_board = on_board
         self._on_status = on_status
         self._on_update = on_update
+        self._on_new_game = on_new_game
+        self._segment: int | None = None
         self._lock = threading.Lock()
         self._overlay_lock = threading.Lock()
         self._stop = threading.Event()
@@ -257,6 +263,12 @@ class Pipeline:
             self._frame = frame
             tracker = self._tracker
         self.frames_seen += 1
+        if frame.segment != self._segment:
+            if self._segment is not None:
+                self._new_game(frame)
+            self._segment = frame.segment
+            with self._lock:
+                tracker = self._tracker
         if self._paused.is_set():
             self._set_status("paused", "camera paused")
             return
@@ -279,6 +291,14 @@ class Pipeline:
             self.boards_committed += 1
             events = self._on_board(update.committed, frame.index, frame.t)
             self.events_emitted += len(events or ())
+
+    def _new_game(self, frame: Frame) -> None:
+        """The picture jumped to another table (the simulated table's next game)."""
+        logger.info("camera: a new game starts at frame %d", frame.index)
+        if self._on_new_game is not None:
+            self._on_new_game(frame)  # typically: a new engine game and ``set_tracker(fresh)``
+        else:
+            logger.warning("the source started a new game but nobody resets the engine")
 
     def _status_locked(self) -> CameraStatus:
         frame = self._frame

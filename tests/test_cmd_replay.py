@@ -167,3 +167,35 @@ def test_bad_inputs_give_one_line_and_a_non_zero_exit(tmp_path: Path, fakes, cap
     assert code != 0
     assert words in err
     assert len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+# ----------------------------------------------------------------------------- a real rendered game
+
+
+@pytest.fixture(scope="module")
+def rendered_clip(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict]]:
+    """A short simulated game (three moves, hands crossing the board) written as JPEG frames."""
+    pytest.importorskip("engine.game", reason="the engine's Game is not there yet")
+    from vision.sim import GameSpec, simulate_game
+    from vision.sim.clip import write_clip
+
+    sim = simulate_game(GameSpec(seed=2, max_moves=3))
+    folder = tmp_path_factory.mktemp("replay") / "game"
+    write_clip(sim, folder)
+    return folder, list(sim.events)
+
+
+def test_replay_of_a_rendered_clip_gives_exactly_the_true_moves(rendered_clip, capsys) -> None:
+    folder, truth = rendered_clip
+    assert main(["replay", str(folder), "--jsonl", "--fps", "15"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    moves = [r for r in records if r["type"] in ("placed", "removed")]
+    expected = [e for e in truth if e["type"] in ("placed", "removed")]
+    assert [(r["type"], r["cell"], r["team"]) for r in moves] == [
+        (e["type"], e["cell"], e["team"]) for e in expected
+    ]
+    for record, event in zip(moves, expected, strict=True):
+        assert 0 <= record["frame"] - event["frame"] <= 15  # seen once the hand left, within a second
+        assert record["t"] == pytest.approx(record["frame"] / 15, abs=1e-3)
+    assert [r for r in records if r["type"] in ("alert", "sequence", "win")] == []
+    assert records[-1] == {**records[-1], "type": "status", "state": "ended"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from dataclasses import dataclass, field
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 from companion_web.pipeline import CameraStatus, Pipeline, PipelineConfig, render_overlay
-from vision.sources import SourceConfig, open_source
+from vision.sources import OrderedSource, SourceConfig, open_source
 
 FAST_SOURCE = SourceConfig(backoff_initial_s=0.05, backoff_max_s=0.1, failed_reads_to_drop=2,
                            failed_read_pause_s=0.005, frozen_after_s=0.15)
@@ -281,3 +282,89 @@ def test_set_tracker_takes_over_from_the_next_frame(tmp_path: Path) -> None:
         for frame in frames:
             pipeline._process(frame, time.monotonic())
     assert first.seen == [0] and second.seen == [1, 2, 3]
+
+
+
+def test_a_new_game_in_the_source_calls_back_before_its_first_frame_is_tracked() -> None:
+    segments = [0, 0, 0, 1, 1, 1]
+    frames = iter([(i, picture(i % 2), seg) for i, seg in enumerate(segments)])
+    first, second = FakeTracker(), FakeTracker()
+    started: list[int] = []
+
+    def on_new_game(frame) -> None:
+        started.append(frame.index)
+        pipeline.set_tracker(second)
+
+    source = OrderedSource(frames, fps=15, description="two games")
+    pipeline = Pipeline(source, first, on_board=lambda *a: [], on_new_game=on_new_game)
+    pipeline.run()
+    assert started == [3]
+    assert first.seen == [0, 1, 2] and second.seen == [3, 4, 5]
+
+
+# ----------------------------------------------------------------------------- a real game, a real tracker
+
+
+class SimCamera:
+    """A camera filming a simulated game: renders frames ``first .. last-1`` on demand, then drops."""
+
+    def __init__(self, sim, first: int, last: int) -> None:
+        self.sim, self.next, self.last = sim, first, last
+        self.released = False
+
+    def isOpened(self) -> bool:
+        return not self.released
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        if self.next >= self.last or self.released:
+            time.sleep(0.01)
+            return False, None
+        frame = self.sim.render(self.next).frame
+        self.next += 1
+        return True, frame
+
+    def release(self) -> None:
+        self.released = True
+
+
+def placements(boards: list[list[list[str]]]) -> list[tuple[tuple[int, int], str]]:
+    """Chips that appeared between consecutive committed boards, in order."""
+    found = []
+    for before, after in itertools.pairwise(boards):
+        found += [((r, c), after[r][c]) for r in range(10) for c in range(10)
+                  if after[r][c] != before[r][c] and after[r][c] not in ("empty", "free")]
+    return found
+
+
+def test_real_tracker_across_a_camera_unplugged_during_a_move_loses_nothing() -> None:
+    from vision.sim import GameSpec, simulate_game
+    from vision.track import BoardTracker
+
+    sim = simulate_game(GameSpec(seed=1, max_moves=3, bumps=0, light_events=0))
+    moves = [e for e in sim.events if e["type"] == "placed"]
+    drop_at = moves[0]["frame"] + 12  # the first move is committed by then
+    back_at = moves[1]["frame"] + 2  # the second move was made while the camera was away
+    before, after = SimCamera(sim, 0, drop_at), SimCamera(sim, back_at, len(sim))
+    unplugged = FakeCamera([], opened=False)
+    boards: list[list[list[str]]] = []
+    rec = Recorder()
+
+    def on_board(labels: list[list[str]], index: int, t: float) -> list[str]:
+        boards.append(labels)
+        return rec.on_board(labels, index, t)
+
+    config = SourceConfig(backoff_initial_s=0.05, failed_reads_to_drop=3, failed_read_pause_s=0.01)
+    source = open_source(0, capture_factory=factory_of(before, unplugged, after, unplugged), config=config)
+    pipeline = Pipeline(source, BoardTracker(edition="classic"), on_board=on_board, on_status=rec.on_status,
+                        config=PipelineConfig(stall_after_s=1.0))
+    try:
+        pipeline.start()
+        wait_for(lambda: len(placements(boards)) >= len(moves) or after.next >= len(sim), timeout=120)
+        wait_for(lambda: len(placements(boards)) >= len(moves), timeout=5)
+    finally:
+        pipeline.stop()
+        source.close()
+    assert placements(boards) == [(tuple(m["cell"]), m["team"]) for m in moves]
+    states = rec.states()
+    assert "camera_lost" in states and "live" in states[states.index("camera_lost"):]
+    assert before.released and after.released

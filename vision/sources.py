@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import urlparse
 
 import cv2
@@ -88,12 +88,17 @@ DEFAULT_CONFIG = SourceConfig()
 
 @dataclass(frozen=True)
 class Frame:
-    """One frame: running ``index``, time ``t`` in seconds, BGR ``image`` (H, W, 3) uint8."""
+    """One frame: running ``index``, time ``t`` in seconds, BGR ``image`` (H, W, 3) uint8.
+
+    ``quality``: ``ok``, ``dark`` or ``frozen``. ``segment`` changes when the picture jumps to
+    a different table (the simulated table starting its next game): a new game begins there.
+    """
 
     index: int
     t: float
     image: np.ndarray
     quality: str = "ok"
+    segment: int = 0
 
 
 @dataclass(frozen=True)
@@ -260,8 +265,8 @@ class FrameSource:
 class OrderedSource(FrameSource):
     """Every frame of a file or folder, in order, read in the caller's thread.
 
-    ``images`` yields ``(index, image)``; ``t = index / fps``. Unreadable entries are skipped
-    (their index is kept so frame numbers match the file).
+    ``images`` yields ``(index, image)`` or ``(index, image, segment)``; ``t = index / fps``.
+    Unreadable entries are skipped (their index is kept so frame numbers match the file).
     """
 
     live = False
@@ -279,12 +284,12 @@ class OrderedSource(FrameSource):
         if self.finished:
             return None
         try:
-            index, image = next(self._images)
+            index, image, *segment = next(self._images)
         except StopIteration:
             self._set_state("ended", "end of input")
             return None
         dark = frame_brightness(image, stride=self._config.check_stride) < self._config.dark_mean_max
-        frame = Frame(index, index / self.fps, image, "dark" if dark else "ok")
+        frame = Frame(index, index / self.fps, image, "dark" if dark else "ok", segment[0] if segment else 0)
         with self._cond:
             self._latest = frame
             self._last_read = index
@@ -445,14 +450,14 @@ class LiveSource(FrameSource):
                 self._stop.wait(self._config.failed_read_pause_s)
                 continue
             failures = 0
-            self._publish(image)
+            self._publish(image, int(getattr(capture, "segment", 0)))
         return True
 
     def _freeze_reset(self) -> None:
         if self._freeze is not None:
             self._freeze.reset()
 
-    def _publish(self, image: np.ndarray) -> None:
+    def _publish(self, image: np.ndarray, segment: int) -> None:
         now = time.monotonic()
         if self._freeze is not None and self._freeze.frozen(image, now):
             quality, state, detail = "frozen", "frozen", "the picture has not changed at all; camera hung?"
@@ -461,7 +466,7 @@ class LiveSource(FrameSource):
         else:
             quality, state, detail = "ok", "connected", ""
         with self._cond:
-            self._latest = Frame(self._index, now - self._start, image, quality)
+            self._latest = Frame(self._index, now - self._start, image, quality, segment)
             self._index += 1
             if (state, detail) != (self._state, self._detail):
                 logger.info("%s: %s %s", self.description, state, detail)
@@ -546,17 +551,55 @@ def _iter_video(path: str, capture_factory: CaptureFactory) -> Iterator[tuple[in
         capture.release()
 
 
-def _sim_images(options: SimOptions, fps: float) -> Iterator[np.ndarray]:
-    """The simulated table playing seeded games one after another, forever."""
-    from vision.sim import GameSpec, simulate_game
+class SimCapture:
+    """A ``CaptureLike`` playing seeded simulated games one after another, forever.
 
-    seed = options.seed
+    ``segment`` is the number of the game being played (0, 1, ...); game ``n`` uses seed
+    ``options.seed + n``.
+    """
+
+    def __init__(self, options: SimOptions, fps: float) -> None:
+        self._options = options
+        self._fps = fps
+        self._frames: Iterator[Any] = iter(())
+        self.segment = -1
+        self.released = False
+
+    def isOpened(self) -> bool:
+        return not self.released
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        if self.released:
+            return False, None
+        for _ in range(2):
+            sim_frame = next(self._frames, None)
+            if sim_frame is not None:
+                return True, sim_frame.frame
+            self._next_game()
+        return False, None
+
+    def _next_game(self) -> None:
+        from vision.sim import GameSpec, simulate_game
+
+        self.segment += 1
+        o = self._options
+        spec = GameSpec(seed=o.seed + self.segment, edition=o.edition, teams=tuple(o.teams), fps=self._fps,
+                        size=tuple(o.size), max_moves=o.max_moves)
+        logger.info("simulated table: game %d (seed %d)", self.segment, spec.seed)
+        self._frames = simulate_game(spec).frames()
+
+    def release(self) -> None:
+        self.released = True
+
+
+def _iter_capture(capture: SimCapture) -> Iterator[tuple[int, np.ndarray, int]]:
+    index = 0
     while True:
-        spec = GameSpec(seed=seed, edition=options.edition, teams=tuple(options.teams), fps=fps,
-                        size=tuple(options.size), max_moves=options.max_moves)
-        for sim_frame in simulate_game(spec).frames():
-            yield sim_frame.frame
-        seed += 1
+        ok, image = capture.read()
+        if not ok or image is None:
+            return
+        yield index, image, capture.segment
+        index += 1
 
 
 def _video_fps(capture: CaptureLike, config: SourceConfig) -> float:
@@ -673,9 +716,8 @@ def _open_sim(text: str, *, fps: float | None, realtime: bool | None, sim: SimOp
     rate = fps or config.default_fps
     name = description or f"simulated table (seed {options.seed}, {options.edition})"
     if realtime is False:
-        indexed = enumerate(_sim_images(options, rate))
-        return OrderedSource(indexed, fps=rate, description=name, config=config)
-    return LiveSource(lambda: IteratorCapture(_sim_images(options, rate)), description=name, fps=rate,
+        return OrderedSource(_iter_capture(SimCapture(options, rate)), fps=rate, description=name, config=config)
+    return LiveSource(lambda: SimCapture(options, rate), description=name, fps=rate,
                       pace_fps=rate, detect_frozen=False, config=config)
 
 
