@@ -17,7 +17,8 @@ SMALL = (320, 180)
 
 @pytest.fixture(scope="module")
 def classic():
-    return simulate_game(GameSpec(seed=3, edition="classic", teams=("blue", "green"), size=SMALL, bumps=2))
+    return simulate_game(GameSpec(seed=3, edition="classic", teams=("blue", "green"), size=SMALL, bumps=2,
+                                  leans=1))
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +37,8 @@ def _changes(sim):
 
 
 def test_same_seed_same_game(classic) -> None:
-    again = simulate_game(GameSpec(seed=3, edition="classic", teams=("blue", "green"), size=SMALL, bumps=2))
+    again = simulate_game(GameSpec(seed=3, edition="classic", teams=("blue", "green"), size=SMALL, bumps=2,
+                                   leans=1))
     assert again.events == classic.events
     assert [s.labels for s in again.states] == [s.labels for s in classic.states]
     i = len(classic) // 2
@@ -120,9 +122,15 @@ def test_bumps_move_the_grid_a_little_and_for_good(classic) -> None:
         assert np.abs(later - after).max() < moved or e is not bumps[-1]
 
 
-def test_light_events_change_exposure(classic) -> None:
-    for e in (e for e in classic.events if e["type"] == "light"):
-        assert e["kind"] in ("flicker", "lamp", "dim")
+def test_light_events_change_the_picture_not_the_board(classic) -> None:
+    lights = [e for e in classic.events if e["type"] == "light"]
+    assert any(e["kind"] == "shadow" for e in lights)
+    for e in lights:
+        assert e["kind"] in ("flicker", "lamp", "dim", "shadow")
+        i = e["frame"]
+        before, after = classic.scene_at(i - 1).lighting, classic.scene_at(i + 1).lighting
+        assert before != after
+        assert classic.states[i - 1].labels == classic.states[i + 1].labels
 
 
 def test_bad_specs_are_refused() -> None:

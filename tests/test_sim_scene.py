@@ -147,3 +147,25 @@ def test_lens_distortion_moves_the_truth_with_the_picture() -> None:
         a = g0[round(y0) - 10:round(y0) + 11, round(x0) - 10:round(x0) + 11]
         b = g1[round(y1) - 10:round(y1) + 11, round(x1) - 10:round(x1) + 11]
         assert float(np.corrcoef(a.ravel(), b.ravel())[0, 1]) > 0.8
+
+
+def test_a_folded_board_bends_at_the_crease_only() -> None:
+    """The outer corners stay put; the middle of the grid moves towards the camera."""
+    spec = _clean(random_spec(6, difficulty="easy", edition="classic"))
+    spec = dataclasses.replace(spec, camera=dataclasses.replace(spec.camera, tilt=40.0, fill=0.9), fold=0.0,
+                               table="felt_green", variant="modern")
+    flat = render(spec, empty=True)
+    bent = render(dataclasses.replace(spec, fold=3.0), empty=True)
+    assert np.abs(flat.corners - bent.corners).max() < 3.0
+    a = cv2.cvtColor(flat.frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    b = cv2.cvtColor(bent.frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    assert np.abs(a - b).mean() > 1.0  # the print moved inside the grid
+    # the two halves meet: no line of the green table shows through at the crease
+    mid_l = (flat.corners[0] + flat.corners[3]) / 2
+    mid_r = (flat.corners[1] + flat.corners[2]) / 2
+    colour = bent.frame.astype(np.int32)
+    for f in np.linspace(0.02, 0.98, 25):
+        x, y = mid_l + (mid_r - mid_l) * f
+        patch = colour[int(y) - 8:int(y) + 9, int(x) - 1:int(x) + 2].reshape(-1, 3)
+        green = (patch[:, 1] > patch[:, 2] + 40) & (patch[:, 1] > patch[:, 0] + 40)
+        assert not green.any(), (x, y)

@@ -42,7 +42,8 @@ class GameSpec:
     difficulty: str = "normal"
     max_moves: int = 120
     bumps: int | None = None  # None: one or two
-    light_events: int | None = None  # None: one to three
+    light_events: int | None = None  # None: one to three (flicker, lamp, dimming)
+    leans: int | None = None  # someone's shadow sweeps over the board; None: zero to two
     pass_chance: float = 0.08
     removal_chance: float = 0.07
     sequence_bias: float = 0.6  # chance a move extends the team's most promising line
@@ -68,6 +69,9 @@ class GameConfig:
     bump_frames: int = 2
     cover_scale: int = 4  # measure hand cover on a frame this many times smaller
     game_fill: tuple[float, float] = (0.6, 0.92)  # board fill of the frame (not on "hard")
+    auto_exposure: float = 0.05  # largest exposure drift while a hand is in view
+    auto_exposure_rate: float = 0.12  # per frame, towards that drift
+    lean: tuple[float, float] = (1.5, 3.0)  # seconds someone's shadow sweeps over the board
 
 
 CONFIG = GameConfig()
@@ -95,6 +99,7 @@ class _State:
     rot: float
     exposure: float  # multiplier on the scene's exposure
     warmth: float  # multiplier on the red gain (and inverse on blue)
+    shade: tuple[float, float, float, float, float, float] | None = None  # someone leaning over
 
 
 @dataclass
@@ -120,7 +125,8 @@ class GameSim:
         L = self.scene.lighting
         b, g, r = L.white_balance
         light = dataclasses.replace(L, exposure=L.exposure * st.exposure,
-                                    white_balance=(b / st.warmth, g, r * st.warmth))
+                                    white_balance=(b / st.warmth, g, r * st.warmth),
+                                    shadows=L.shadows + ((st.shade,) if st.shade else ()))
         return dataclasses.replace(self.scene, labels=st.labels, board_shift=st.shift, board_rot=st.rot,
                                    lighting=light, noise_seed=self.scene.seed * 100_003 + index)
 
@@ -183,6 +189,7 @@ class _Script:
         self.events: list[dict] = []
         self.shift, self.rot = (0.0, 0.0), 0.0
         self.exposure, self.warmth = 1.0, 1.0
+        self.ae, self.ae_gain = 0.0, float(rng.uniform(-CONFIG.auto_exposure, CONFIG.auto_exposure))
         self.sequences: dict[str, list[tuple[Cell, ...]]] = {t: [] for t in spec.teams}
         self.camera = camera_centre(scene)
         n_seats = 4
@@ -200,10 +207,15 @@ class _Script:
             grid[r][c] = "flipped"
         return tuple(tuple(row) for row in grid)
 
-    def push(self, hand: Clutter | None, n: int = 1) -> None:
+    def push(self, hand: Clutter | None, n: int = 1, shade: tuple | None = None) -> None:
+        """Append ``n`` frames showing the board now; the camera's auto exposure drifts a little
+        while a hand is in view, as real webcams do."""
         labs = self.labels()
         for _ in range(n):
-            self.states.append(_State(labs, hand, self.shift, self.rot, self.exposure, self.warmth))
+            target = self.ae_gain if hand is not None else 0.0
+            self.ae += (target - self.ae) * CONFIG.auto_exposure_rate
+            self.states.append(_State(labs, hand, self.shift, self.rot, self.exposure * (1 + self.ae),
+                                      self.warmth, shade))
 
     def idle(self, seconds: float) -> None:
         self.push(None, max(1, round(seconds * self.spec.fps)))
@@ -366,6 +378,8 @@ def simulate_game(spec: GameSpec) -> GameSim:
                                 else int(rng.integers(1, 3)), replace=False).tolist())
     light_turns = set(rng.choice(np.arange(1, 14), size=spec.light_events if spec.light_events is not None
                                  else int(rng.integers(1, 4)), replace=False).tolist())
+    lean_turns = set(rng.choice(np.arange(1, 20), size=spec.leans if spec.leans is not None
+                                else int(rng.integers(0, 3)), replace=False).tolist())
     s.idle(CONFIG.start_idle)
     seat_of = {t: [side for side, team in s.seats if team == t] for t in spec.teams}
     turn = 0
@@ -378,6 +392,8 @@ def simulate_game(spec: GameSpec) -> GameSim:
             _bump(s)
         if turn in light_turns:
             _light(s)
+        if turn in lean_turns:
+            _lean(s)
         roll = rng.random()
         removal = s.choose_removal(team) if roll < spec.removal_chance else None
         if roll > 1 - spec.pass_chance:
@@ -449,4 +465,20 @@ def _light(s: _Script) -> None:
         s.exposure *= float(rng.uniform(0.75, 0.88))
     s.event("light", frame, kind=kind, exposure=round(float(s.exposure), 3))
     s.idle(0.5)
+
+
+def _lean(s: _Script) -> None:
+    """Someone leans over the table: a big soft shadow sweeps in over the board and away."""
+    rng = s.rng
+    frame = len(s.states)
+    n = s.frames_for(CONFIG.lean)
+    ang = float(rng.uniform(0, 2 * np.pi))
+    far = np.array([0.5 + 0.9 * np.cos(ang), 0.5 + 0.9 * np.sin(ang)])
+    near = np.array([0.5, 0.5]) + rng.uniform(-0.2, 0.2, 2)
+    rx, ry, strength = float(rng.uniform(0.25, 0.45)), float(rng.uniform(0.2, 0.4)), float(rng.uniform(0.2, 0.4))
+    for k in range(n):
+        f = np.sin(np.pi * k / max(n - 1, 1))  # in and out again
+        x, y = far + (near - far) * f
+        s.push(None, shade=(float(x), float(y), rx, ry, ang, strength))
+    s.event("light", frame, kind="shadow", exposure=round(float(s.exposure), 3))
 

@@ -72,6 +72,7 @@ class SceneSpec:
     chip_tints: tuple[tuple[str, tuple[float, float, float]], ...] = ()  # colour -> BGR gain
     board_shift: tuple[float, float] = (0.0, 0.0)  # a bump: board moved in the plane (cells)
     board_rot: float = 0.0  # a bump: board turned in the plane (degrees)
+    fold: float = 0.0  # degrees each half of a folding board rises towards its raised crease
     noise_seed: int = 0  # which sensor noise this frame gets
 
 
@@ -138,12 +139,42 @@ def _camera_cached(pose: CameraPose, size: tuple[int, int], outline: tuple) -> C
     return make_camera(pose, size, np.array(outline, np.float64))
 
 
-def board_homography(spec: SceneSpec) -> np.ndarray:
-    """3x3 map from level-0 board texture pixels to image pixels (bump included)."""
-    art = board_art(spec.edition, spec.variant)
-    cam = _camera(spec, art)
+def _half_homographies(spec: SceneSpec, art: BoardArt, cam: Camera) -> tuple[np.ndarray, np.ndarray, float]:
+    """Maps from level-0 texture pixels to image pixels of the board's top and bottom halves,
+    and the texture row of the crease between them.
+
+    A folding board does not lie quite flat: each half is a plane rising from its outer edge
+    towards the crease (``spec.fold`` degrees), so the two halves have different homographies.
+    """
     B = bump_matrix(spec.board_shift, spec.board_rot)
-    return cam.plane_homography() @ B @ _tex_to_plane(art, spec.edition)
+    T = _tex_to_plane(art, spec.edition)
+    _, y0, _, y1 = art.grid
+    crease = (y0 + y1) / 2  # the printed crease, between the two halves of the grid
+    edge = float((T @ np.array([0, art.size[1], 1.0]))[1])  # plane y of the bottom edge (> 0)
+    rise = edge * np.tan(np.deg2rad(spec.fold)) if spec.edition == "classic" else 0.0
+    out = []
+    for sign in (-1.0, 1.0):  # top half: y < 0; bottom half: y > 0
+        # world Z (negative is up) = -rise * (1 - |y| / edge), linear in y on each half
+        a, b = sign * rise / edge, -rise
+        M = np.array([B[0], B[1], [0.0, a, b]])
+        P = cam.R @ M + np.outer(cam.t, [0.0, 0.0, 1.0])
+        H = cam.K @ P @ T
+        out.append(H / H[2, 2])
+    return out[0], out[1], crease
+
+
+def board_homography(spec: SceneSpec) -> np.ndarray:
+    """3x3 map from level-0 board texture pixels to image pixels (bump included; for a folded
+    board, the top half's)."""
+    art = board_art(spec.edition, spec.variant)
+    return _half_homographies(spec, art, _camera(spec, art))[0]
+
+
+def _grid_corners_image(spec: SceneSpec, art: BoardArt, cam: Camera) -> np.ndarray:
+    """(4, 2) float64 grid corners in the image before lens distortion (TL TR on the top half)."""
+    top, bottom, _ = _half_homographies(spec, art, cam)
+    c = art.grid_corners()[None].astype(np.float64)
+    return np.vstack([cv2.perspectiveTransform(c[:, :2], top)[0], cv2.perspectiveTransform(c[:, 2:], bottom)[0]])
 
 
 def camera_centre(spec: SceneSpec) -> tuple[float, float, float]:
@@ -158,8 +189,8 @@ def camera_centre(spec: SceneSpec) -> tuple[float, float, float]:
 def grid_corners(spec: SceneSpec) -> np.ndarray:
     """(4, 2) float32 image corners of the 10x10 grid, TL TR BR BL of the canonical layout."""
     art = board_art(spec.edition, spec.variant)
-    pts = cv2.perspectiveTransform(art.grid_corners()[None].astype(np.float64), board_homography(spec))
-    return distort_points(pts[0], spec.size, spec.optics.distortion).astype(np.float32)
+    pts = _grid_corners_image(spec, art, _camera(spec, art))
+    return distort_points(pts, spec.size, spec.optics.distortion).astype(np.float32)
 
 
 def _mip_level(H: np.ndarray, art: BoardArt) -> int:
@@ -417,7 +448,8 @@ def _board_edge(frame: np.ndarray, cam: Camera, outline: np.ndarray, art: BoardA
 
 
 def _warp_board(board: np.ndarray, H: np.ndarray, frame: np.ndarray) -> None:
-    """Warp the board texture into ``frame`` in place, touching only its bounding box."""
+    """Warp the board texture (or a part of it) into ``frame`` in place, touching only its
+    bounding box."""
     h, w = board.shape[:2]
     fh, fw = frame.shape[:2]
     pts = cv2.perspectiveTransform(np.array([[[0, 0], [w, 0], [w, h], [0, h]]], np.float64), H)[0]
@@ -443,7 +475,7 @@ def render_with(spec: SceneSpec, labels: Labels, extra: tuple[Clutter, ...] = ()
     cam = _camera(spec, art)
     w, h = spec.size
     B = bump_matrix(spec.board_shift, spec.board_rot)
-    Hb = cam.plane_homography() @ B @ _tex_to_plane(art, spec.edition)
+    Hb, Hbottom, crease = _half_homographies(spec, art, cam)
     level = _mip_level(Hb, art)
     outline = cv2.perspectiveTransform(
         np.array([[[0, 0], [art.size[0], 0], [art.size[0], art.size[1]], [0, art.size[1]]]], np.float64),
@@ -453,7 +485,14 @@ def render_with(spec: SceneSpec, labels: Labels, extra: tuple[Clutter, ...] = ()
     board = art.levels[level].copy()
     look = _chip_look(spec, Hb, art, level)
     _draw_chips(board, spec, art, level, look, labels)
-    _warp_board(board, Hb @ np.diag([2.0**level, 2.0**level, 1.0]), frame)
+    S = np.diag([2.0**level, 2.0**level, 1.0])
+    if spec.fold == 0.0 or spec.edition != "classic":
+        _warp_board(board, Hb @ S, frame)
+    else:  # each half on its own plane; they meet at the crease
+        row = round((crease + 0.5) / 2.0**level)  # first texture row of the bottom half
+        _warp_board(board[:row + 1], Hb @ S, frame)  # one row of overlap: no seam
+        shift = np.array([[1, 0, 0], [0, 1, row - 1], [0, 0, 1.0]])
+        _warp_board(board[row - 1:], Hbottom @ S @ shift, frame)
     ss = CONFIG.shadow_scale
     canvas = Canvas(frame, np.zeros((h, w), np.uint8), np.zeros((h // ss, w // ss), np.float32), ss)
     img_outline = cv2.perspectiveTransform(outline[None], cam.plane_homography())[0]
@@ -463,7 +502,7 @@ def render_with(spec: SceneSpec, labels: Labels, extra: tuple[Clutter, ...] = ()
     place = Placement(aspect, B, spec.lighting.light_dir, 1.0 if spec.edition == "classic" else 0.65)
     draw_items(canvas, cam, place, spec.clutter + extra)
     out = _finish(canvas.frame, spec, canvas.shadow, contact, art.variant.glossy)
-    corners = cv2.perspectiveTransform(art.grid_corners()[None].astype(np.float64), Hb)[0].astype(np.float32)
+    corners = _grid_corners_image(spec, art, cam).astype(np.float32)
     cover = _cover_grid(canvas.cover, corners)  # measured before the lens bends the picture
     corners = distort_points(corners, spec.size, spec.optics.distortion)
     return Scene(out, corners, [list(row) for row in labels], spec.edition,
@@ -521,6 +560,7 @@ class Difficulty:
     chip_jitter: Range
     tint: float  # chip hue/value variation
     distortion: Range = (0.0, 0.0)  # barrel lens distortion
+    fold: Range = (0.0, 0.0)  # a folding board's halves rise towards the crease (degrees)
 
 
 DIFFICULTIES: dict[str, Difficulty] = {
@@ -529,10 +569,12 @@ DIFFICULTIES: dict[str, Difficulty] = {
                        (88, 95), (0.95, 1.05), (0.02, 0.06), 0.04),
     "normal": Difficulty((0, 40), 45, (0.45, 0.95), (45, 75), (0.6, 1.3), 0.15, (0, 0.2), (0, 0.3),
                          0.5, (0.1, 0.5), (0, 1), (0.15, 0.4), (0, 3), 3, (0, 1.2), 0.15, (2, 6),
-                         (2, 5), (60, 95), (0.85, 1.15), (0.03, 0.1), 0.08, distortion=(0.0, 0.035)),
+                         (2, 5), (60, 95), (0.85, 1.15), (0.03, 0.1), 0.08, distortion=(0.0, 0.035),
+                         fold=(0.0, 0.8)),
     "hard": Difficulty((35, 50), 45, (0.35, 0.5), (60, 78), (0.4, 1.6), 0.28, (0.2, 0.35), (0.3, 0.5),
                        1.0, (0.5, 0.9), (1, 2), (0.35, 0.55), (3, 4), 5, (1.0, 1.8), 0.5, (4, 9),
-                       (6, 10), (35, 55), (0.7, 1.3), (0.08, 0.12), 0.12, distortion=(0.04, 0.07)),
+                       (6, 10), (35, 55), (0.7, 1.3), (0.08, 0.12), 0.12, distortion=(0.04, 0.07),
+                       fold=(0.6, 1.5)),
 }
 
 
@@ -643,7 +685,7 @@ def random_spec(seed: int, *, edition: str | None = None, difficulty: str = "nor
         seed=seed, edition=ed, variant=variant, size=(int(size[0]), int(size[1])), labels=labs,
         camera=pose, lighting=lighting, optics=optics, table=table, table_variant=int(rng.integers(3)),
         chip_radius=float(rng.uniform(0.3, 0.4)), chip_jitter=_u(rng, d.chip_jitter),
-        chip_tints=tuple(tints), noise_seed=seed,
+        chip_tints=tuple(tints), noise_seed=seed, fold=_u(rng, d.fold) if ed == "classic" else 0.0,
     )
     n_items = int(rng.integers(d.clutter_count[0], d.clutter_count[1] + 1))
     items = _random_clutter(rng, n_items, EDITIONS[ed].grid_aspect)
@@ -662,8 +704,7 @@ def occlusion_of(spec: SceneSpec, items: tuple[Clutter, ...]) -> np.ndarray:
     place = Placement(EDITIONS[spec.edition].grid_aspect, B, spec.lighting.light_dir,
                       1.0 if spec.edition == "classic" else 0.65)
     draw_items(canvas, cam, place, items)
-    undistorted = cv2.perspectiveTransform(art.grid_corners()[None].astype(np.float64), board_homography(spec))[0]
-    return _cover_grid(canvas.cover, undistorted.astype(np.float32))
+    return _cover_grid(canvas.cover, _grid_corners_image(spec, art, cam).astype(np.float32))
 
 
 def _fit_clutter(spec: SceneSpec, items: list[Clutter], max_cells: int) -> SceneSpec:
