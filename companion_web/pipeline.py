@@ -102,6 +102,7 @@ class Pipeline:
         self._on_update = on_update
         self._on_new_game = on_new_game
         self._segment: int | None = None
+        self._drops_seen = 0
         self._lock = threading.Lock()
         self._overlay_lock = threading.Lock()
         self._stop = threading.Event()
@@ -232,6 +233,7 @@ class Pipeline:
 
     def _idle(self, quiet_s: float) -> bool:
         """No frame came: report why. True when the source will never send another."""
+        self._note_drops()
         state = self.source.state
         if state == "ended":
             self._set_status("ended", self.source.detail or "end of input")
@@ -244,7 +246,7 @@ class Pipeline:
             if attempts:
                 self._set_status("reconnecting", self.source.detail)
             else:
-                self._set_status("camera_lost", f"camera lost: {self.source.detail}")
+                self._set_status("camera_lost", "camera lost: the camera stopped sending frames")
         elif state == "connecting":
             self._set_status("starting", f"connecting to {self.source.description}")
         elif self._paused.is_set():
@@ -263,6 +265,7 @@ class Pipeline:
             self._frame = frame
             tracker = self._tracker
         self.frames_seen += 1
+        self._note_drops()
         if frame.segment != self._segment:
             if self._segment is not None:
                 self._new_game(frame)
@@ -291,6 +294,13 @@ class Pipeline:
             self.boards_committed += 1
             events = self._on_board(update.committed, frame.index, frame.t)
             self.events_emitted += len(events or ())
+
+    def _note_drops(self) -> None:
+        """Report a drop even when the camera came back before the loop looked."""
+        drops = getattr(self.source, "drops", 0)
+        if drops > self._drops_seen:
+            self._drops_seen = drops
+            self._set_status("camera_lost", "camera lost: the camera stopped sending frames")
 
     def _new_game(self, frame: Frame) -> None:
         """The picture jumped to another table (the simulated table's next game)."""

@@ -146,6 +146,7 @@ def test_camera_that_drops_and_comes_back_reconnects_and_releases() -> None:
             if not seen_states or seen_states[-1] != source.state:
                 seen_states.append(source.state)
     assert "reconnecting" in seen_states
+    assert source.drops == 1
     assert seen_states.index("reconnecting") < len(seen_states) - 1 - seen_states[::-1].index("connected")
     assert any(v < 150 for v in values) and any(v >= 150 for v in values)
     assert values == sorted(values)  # newest-only slot: never an older frame after a newer one

@@ -193,6 +193,7 @@ class FrameSource:
         self._latest: Frame | None = None
         self._last_read = -1
         self._attempts = 0
+        self._drops = 0
 
     # state -------------------------------------------------------------
     @property
@@ -212,6 +213,13 @@ class FrameSource:
         """Failed attempts to reopen a dropped device since it was last connected (0: none yet)."""
         with self._cond:
             return self._attempts
+
+    @property
+    def drops(self) -> int:
+        """How many times the device has dropped so far (a listener polling ``state`` can miss a
+        quick drop and reconnect; this count cannot be missed)."""
+        with self._cond:
+            return self._drops
 
     @property
     def finished(self) -> bool:
@@ -401,6 +409,8 @@ class LiveSource(FrameSource):
                 if ended or self._stop.is_set():
                     self._set_state("ended", "closed" if self._stop.is_set() else "end of input")
                     return
+                with self._cond:
+                    self._drops += 1
                 self._set_state("reconnecting", "the camera stopped sending frames; reconnecting")
                 self._stop.wait(self._config.backoff_initial_s)
             self._set_state("ended", "closed")
