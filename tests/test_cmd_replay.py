@@ -181,10 +181,11 @@ def rendered_clip(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[
 
     sim = simulate_game(GameSpec(seed=2, max_moves=3))
     folder = tmp_path_factory.mktemp("replay") / "game"
-    write_clip(sim, folder)
+    write_clip(sim, folder, max_frames=sim.events[-1]["frame"] + 20)
     return folder, list(sim.events)
 
 
+@pytest.mark.slow
 def test_replay_of_a_rendered_clip_gives_exactly_the_true_moves(rendered_clip, capsys) -> None:
     folder, truth = rendered_clip
     assert main(["replay", str(folder), "--jsonl", "--fps", "15"]) == 0

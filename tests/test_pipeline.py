@@ -336,6 +336,7 @@ def placements(boards: list[list[list[str]]]) -> list[tuple[tuple[int, int], str
     return found
 
 
+@pytest.mark.slow
 def test_real_tracker_across_a_camera_unplugged_during_a_move_loses_nothing() -> None:
     from vision.sim import GameSpec, simulate_game
     from vision.track import BoardTracker
@@ -344,7 +345,8 @@ def test_real_tracker_across_a_camera_unplugged_during_a_move_loses_nothing() ->
     moves = [e for e in sim.events if e["type"] == "placed"]
     drop_at = moves[0]["frame"] + 12  # the first move is committed by then
     back_at = moves[1]["frame"] + 2  # the second move was made while the camera was away
-    before, after = SimCamera(sim, 0, drop_at), SimCamera(sim, back_at, len(sim))
+    end = min(len(sim), moves[-1]["frame"] + 20)  # a second and a bit after the last move
+    before, after = SimCamera(sim, 0, drop_at), SimCamera(sim, back_at, end)
     unplugged = FakeCamera([], opened=False)
     boards: list[list[list[str]]] = []
     rec = Recorder()
@@ -359,7 +361,7 @@ def test_real_tracker_across_a_camera_unplugged_during_a_move_loses_nothing() ->
                         config=PipelineConfig(stall_after_s=1.0))
     try:
         pipeline.start()
-        wait_for(lambda: len(placements(boards)) >= len(moves) or after.next >= len(sim), timeout=120)
+        wait_for(lambda: len(placements(boards)) >= len(moves) or after.next >= end, timeout=120)
         wait_for(lambda: len(placements(boards)) >= len(moves), timeout=5)
     finally:
         pipeline.stop()
