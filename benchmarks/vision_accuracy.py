@@ -25,11 +25,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.detect import detect
+from vision.classify import CellReader
+from vision.detect import Detection, detect
 from vision.sim import random_spec, render
 from vision.warp import grid_geometry, warp_grid
 
 MODES = ("corners", "reference", "nothing")
+EXTRA_MODES = ("corners+reference",)
+"""Not in the issue: the reader with the true corners and the empty board (isolates the reader)."""
 DIFFICULTIES = ("easy", "normal", "hard")
 EDITIONS = ("classic", "jumbo")
 
@@ -78,6 +81,17 @@ def corner_error(found: np.ndarray, truth: np.ndarray) -> tuple[float, bool]:
     return errs[0] / diag, int(np.argmin(errs)) == 0
 
 
+def read_with_reference(scene, empty: np.ndarray) -> Detection:
+    """The cell reader alone, with the true corners and the empty board as each cell's reference."""
+    start = time.perf_counter()
+    reader = CellReader(edition=scene.edition)
+    reader.set_reference(reader.rectify(empty, scene.corners))
+    reading = reader.read(scene.frame, scene.corners)
+    ms = 1000.0 * (time.perf_counter() - start)
+    return Detection(corners=scene.corners, labels=reading.labels, confidence=reading.confidence,
+                     orientation_confidence=1.0, edition=scene.edition, timings={"total": ms})
+
+
 def dump_failures(out: Path, tag: str, frame: np.ndarray, corners: np.ndarray, edition: str,
                   wrong: list[tuple[int, int, str, str]]) -> None:
     """Write a 3x3-cell crop around each wrong cell, named with truth and reading."""
@@ -95,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=300)
     parser.add_argument("--seed", type=int, default=1000)
-    parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--modes", default=",".join(MODES), help=f"any of {', '.join(MODES + EXTRA_MODES)}")
     parser.add_argument("--difficulty", choices=DIFFICULTIES, help="only this difficulty")
     parser.add_argument("--edition", choices=EDITIONS, help="only this edition")
     parser.add_argument("--dump", type=Path, help="write crops of wrongly read cells here")
@@ -121,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
             tally.frames += 1
             if mode == "corners":
                 det = detect(scene.frame, corners=scene.corners, edition=scene.edition)
+            elif mode == "corners+reference":
+                det = read_with_reference(scene, render(spec, empty=True).frame)
             elif mode == "reference":
                 det = detect(scene.frame, reference=render(spec, empty=True).frame)
             else:

@@ -18,12 +18,13 @@ All 100 cells are read at once from the rectified grid (``vision.warp``), viewed
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
-from engine.layout import CORNERS, LAYOUT, SIZE
+from engine.layout import CARD_CELLS, CORNERS, LAYOUT, SIZE
 from vision.colour import ColourModel, balanced_lab
 from vision.warp import GridGeometry, WarpConfig, grid_geometry, warp_grid
 
@@ -32,6 +33,22 @@ CORNER_MASK = np.array([[(r, c) in CORNERS for c in range(SIZE)] for r in range(
 """The four printed free corners, ``(10, 10)`` bool."""
 COURT_MASK = np.array([[LAYOUT[r][c][:-1] in ("Q", "K") for c in range(SIZE)] for r in range(SIZE)])
 """Cells printed with a Queen or King (colourful art), ``(10, 10)`` bool."""
+
+
+_LAB_WHITE = np.array([100.0, 0.0, 0.0], dtype=np.float32)
+
+
+def _twin_index() -> np.ndarray:
+    """For each cell (row-major), the other cell printed with the same card (corners: themselves)."""
+    twin = np.arange(N_CELLS)
+    for a, b in CARD_CELLS.values():
+        twin[a[0] * SIZE + a[1]] = b[0] * SIZE + b[1]
+        twin[b[0] * SIZE + b[1]] = a[0] * SIZE + a[1]
+    return twin
+
+
+TWIN = _twin_index()
+"""Every card is printed twice: a cell's twin shows the same print, a free reference of its look."""
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
@@ -47,6 +64,10 @@ class ReaderConfig:
     """Box blur before anything else: tames sensor noise and JPEG blocks."""
     core_radius: float = 0.22
     """Central disc (fraction of the cell's smaller side) always inside a chip, even off centre."""
+    cover_radius: float = 0.28
+    """Disc a chip always covers (radius minus the largest offset): compared with the empty look."""
+    sparse_stride: int = 2
+    """The outer corners and the covered disc are sampled on this pixel lattice (enough, and fast)."""
     outer_radius: float = 0.47
     """Pixels beyond this radius (the cell's corners) sample the card face for the local white."""
     border: float = 0.06
@@ -62,32 +83,42 @@ class ReaderConfig:
     ring_shift: float = 0.08
     """Largest chip centre offset searched, fraction of the cell's smaller side."""
     ring_shift_steps: int = 3
-    ring_angles: int = 24
+    ring_angles: int = 16
+    rim_offsets: tuple[float, ...] = (-1.0, 0.0, 1.0)
+    """Radial gradient is read this many pixels either side of each rim hypothesis (the best wins)."""
     ring_step: float = 0.07
     """Inner and outer samples sit this far (fraction of the side) either side of the rim."""
     ring_quantile: float = 0.25
     """A rim counts only if the edge is there nearly all around: this low quantile over angles."""
+    ink_delta: float = 25.0
+    """ΔE from the card's white beyond which a pixel is print (or a chip), not blank card."""
     saturated_level: int = 250
     """A raw channel at or above this is clipped by the camera (glare): its colour is unknown."""
+    ref_delta_low: float = 4.0
+    """Smaller ΔE counted as a slight change (white plastic on white card)."""
     ref_delta: float = 14.0
     """ΔE between a pixel and the same place on the empty board that counts as changed."""
     # Decision: two logistic scores over named cues (see ``decision_inputs``), fitted on rendered
     # frames and rounded; positive means "a chip is there". ``colour`` decides chips of a team
     # colour, ``white`` a flipped (white) chip; ``*_ref`` apply when an empty-board reference is set.
     colour_weights: tuple[tuple[str, float], ...] = (
-        ("spread", -0.107), ("ring", 0.151), ("d_colour", -5.2), ("court_spread", -0.242), ("bias", 9.52),
+        ("spread", -0.0905), ("ring", 0.139), ("d_colour", -4.651), ("court_spread", -0.3096),
+        ("bias", 7.684),
     )
     colour_weights_ref: tuple[tuple[str, float], ...] = (
-        ("spread", -0.061), ("ring", 0.0035), ("d_colour", -0.179), ("court_spread", -0.0455),
-        ("ref_change", 7.26), ("ref_median", 0.2135), ("bias", -5.74),
+        ("spread", -0.125), ("ring", 0.0051), ("d_colour", -0.3473), ("court_spread", -0.1407),
+        ("ref_change", 5.574), ("ref_median", 0.1319), ("ref_change_low", 5.24), ("bias", -5.729),
     )
     white_weights: tuple[tuple[str, float], ...] = (
-        ("l_deficit", -0.03), ("ring", 0.723), ("ring_median", -0.198), ("spread", -0.526),
-        ("d_flipped", -3.21), ("chroma", 0.291), ("bias", -1.0),
+        ("l_deficit", -0.1197), ("ring", 0.0949), ("rim", 2.057), ("rim_median", -0.8974),
+        ("spread", -0.4826), ("d_flipped", -1.387), ("chroma", 0.1652), ("twin_cover", -1.262),
+        ("twin_change_low", 2.955), ("bias", -2.896),
     )
     white_weights_ref: tuple[tuple[str, float], ...] = (
-        ("l_deficit", -0.1125), ("ring", 0.418), ("ring_median", -0.103), ("spread", -0.196),
-        ("d_flipped", -0.367), ("chroma", -0.177), ("ref_change", 15.1), ("ref_median", 1.2), ("bias", -3.74),
+        ("l_deficit", -0.2089), ("ring", 0.0116), ("rim", 0.846), ("rim_median", -0.3566),
+        ("spread", -0.2075), ("d_flipped", 0.6497), ("chroma", -0.2119), ("twin_cover", -0.9912),
+        ("twin_change_low", 1.203), ("ref_change", 12.29), ("ref_median", 0.3068),
+        ("ref_change_low", 6.078), ("bias", -4.056),
     )
     input_caps: tuple[tuple[str, float, float], ...] = (
         ("spread", 0.0, 40.0), ("ring", 0.0, 60.0), ("ring_median", 0.0, 60.0),
@@ -111,9 +142,9 @@ class CellReading:
     features: dict[str, np.ndarray] = field(default_factory=dict)
 
 
-def _cell_masks(geom: GridGeometry, cfg: ReaderConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Flat indices into the rectified grid (``(10h * 10w)`` pixels) of every cell's central disc
-    and outer corners: two int arrays ``(100, n_core)`` and ``(100, n_outer)``, cells row-major."""
+def _cell_masks(geom: GridGeometry, cfg: ReaderConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Flat indices into the rectified grid (``(10h * 10w)`` pixels) of every cell's central disc,
+    outer corners and covered disc: int arrays ``(100, n)``, cells row-major."""
     h, w = geom.cell_h, geom.cell_w
     side = min(h, w)
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
@@ -123,20 +154,23 @@ def _cell_masks(geom: GridGeometry, cfg: ReaderConfig) -> tuple[np.ndarray, np.n
     inside = np.zeros((h, w), dtype=bool)
     inside[bh : h - bh, bw : w - bw] = True
     out = []
-    for mask in (rho <= cfg.core_radius, inside & (rho >= cfg.outer_radius)):
+    lattice = np.zeros((h, w), dtype=bool)
+    lattice[:: cfg.sparse_stride, :: cfg.sparse_stride] = True
+    for mask in (rho <= cfg.core_radius, inside & (rho >= cfg.outer_radius) & lattice,
+                 (rho <= cfg.cover_radius) & lattice):
         my, mx = np.nonzero(mask)
         rows, cols = np.divmod(np.arange(N_CELLS), SIZE)
         gy = rows[:, None] * h + my[None, :]
         gx = cols[:, None] * w + mx[None, :]
         out.append((gy * (SIZE * w) + gx).astype(np.intp))
-    return out[0], out[1]
+    return out[0], out[1], out[2]
 
 
-def _ring_samples(geom: GridGeometry, cfg: ReaderConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Flat rectified-grid indices of inner, on-rim and outer samples for every cell.
+def _ring_samples(geom: GridGeometry, cfg: ReaderConfig, offsets: tuple[float, ...]) -> np.ndarray:
+    """Flat rectified-grid indices of samples around every chip-rim hypothesis of every cell.
 
-    Returns ``(inner, rim, outer)``, each ``(100, n_hyp, A)``: one hypothesis per (centre shift,
-    radius), ``A`` angles each.
+    One hypothesis per (centre shift, radius); for each, ``A`` angles, sampled at the rim radius
+    plus each of ``offsets`` (pixels, negative = inside). Returns ``(len(offsets), 100, n_hyp, A)``.
     """
     h, w = geom.cell_h, geom.cell_w
     side = min(h, w)
@@ -146,18 +180,37 @@ def _ring_samples(geom: GridGeometry, cfg: ReaderConfig) -> tuple[np.ndarray, np
     angles = np.linspace(0, 2 * np.pi, cfg.ring_angles, endpoint=False)
     hy = np.repeat(sy.ravel(), len(radii))
     hx = np.repeat(sx.ravel(), len(radii))
-    hr = np.tile(radii, sy.size)
-    step = cfg.ring_step * side
+    hr = np.tile(radii, sy.size)[None, :, None]
     rows, cols = np.divmod(np.arange(N_CELLS), SIZE)
     cy = rows[:, None, None] * h + h / 2 + hy[None, :, None]
     cx = cols[:, None, None] * w + w / 2 + hx[None, :, None]
     cos, sin = np.cos(angles)[None, None, :], np.sin(angles)[None, None, :]
     out = []
-    for r in (hr[None, :, None] - step, hr[None, :, None], hr[None, :, None] + step):
-        y = np.clip(np.floor(cy + r * sin), 0, SIZE * h - 1).astype(np.intp)
-        x = np.clip(np.floor(cx + r * cos), 0, SIZE * w - 1).astype(np.intp)
+    for off in offsets:
+        y = np.clip(np.floor(cy + (hr + off) * sin), 0, SIZE * h - 1).astype(np.intp)
+        x = np.clip(np.floor(cx + (hr + off) * cos), 0, SIZE * w - 1).astype(np.intp)
         out.append(y * (SIZE * w) + x)
-    return out[0], out[1], out[2]
+    return np.stack(out)
+
+
+def _angles(cfg: ReaderConfig) -> tuple[np.ndarray, np.ndarray]:
+    angles = np.linspace(0, 2 * np.pi, cfg.ring_angles, endpoint=False)
+    return np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
+
+
+@functools.lru_cache(maxsize=8)
+def _sample_plan(geom: GridGeometry, cfg: ReaderConfig) -> tuple[np.ndarray, ...]:
+    """All index arrays a reader needs, computed once per (geometry, config) and shared
+    (read-only) by every reader built with them."""
+    core, outer, cover = _cell_masks(geom, cfg)
+    step = cfg.ring_step * min(geom.cell_h, geom.cell_w)
+    ring_in, ring_mid, ring_out = _ring_samples(geom, cfg, (-step, 0.0, step))
+    rim = _ring_samples(geom, cfg, cfg.rim_offsets)
+    cos, sin = _angles(cfg)
+    plan = (core, outer, cover, ring_in, ring_mid, ring_out, rim, cos, sin)
+    for arr in plan:
+        arr.setflags(write=False)
+    return plan
 
 
 def _neighbour_median(values: np.ndarray) -> np.ndarray:
@@ -184,9 +237,10 @@ class CellReader:
         self.config = config
         self.geometry = grid_geometry(edition, config.warp)
         self.colour_model = colour_model or ColourModel.default(edition)
-        self._core, self._outer = _cell_masks(self.geometry, config)
-        self._ring_in, self._ring_mid, self._ring_out = _ring_samples(self.geometry, config)
-        self._kernel = np.ones((3, 3), np.uint8)
+        (self._core, self._outer, self._cover, self._ring_in, self._ring_mid, self._ring_out, self._rim,
+         self._cos, self._sin) = _sample_plan(self.geometry, config)
+        row = self.geometry.size[0]
+        self._shifts = [dy * row + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
         self._ref_lab: np.ndarray | None = None
         if reference_patches is not None:
             self.set_reference(reference_patches)
@@ -209,12 +263,13 @@ class CellReader:
         """Per-cell white ``(10, 10, 3)`` float32 from the brightest outer pixels of each cell,
         replaced by the neighbours' median where it disagrees with them (art, glare, a chip)."""
         cfg = self.config
-        outer = np.take(img.reshape(-1, 3), self._outer, axis=0)  # (100, n, 3)
-        bright = outer.sum(axis=2)
+        outer = [np.take(p.reshape(-1), self._outer) for p in cv2.split(img)]  # 3 x (100, n)
+        bright = outer[0] + outer[1] + outer[2]
         k = int(cfg.white_quantile * (bright.shape[1] - 1))
         thr = np.partition(bright, k, axis=1)[:, k : k + 1]
-        sel = (bright >= thr)[..., None].astype(np.float32)
-        own = (outer * sel).sum(axis=1) / np.maximum(sel.sum(axis=1), 1.0)
+        sel = (bright >= thr).astype(np.float32)
+        count = np.maximum(sel.sum(axis=1), 1.0)
+        own = np.stack([(o * sel).sum(axis=1) / count for o in outer], axis=1)
         log_own = np.log(np.maximum(own, cfg.white_floor)).reshape(SIZE, SIZE, 3)
         log_nb = _neighbour_median(log_own)
         bad = np.abs(log_own - log_nb).max(axis=2, keepdims=True) > cfg.white_max_dev
@@ -229,56 +284,105 @@ class CellReader:
         return balanced_lab(cv2.multiply(img, gain)), white
 
     def features(self, grid: np.ndarray) -> dict[str, np.ndarray]:
-        """Per-cell cues from a rectified grid; every value ``(100,)`` or ``(100, k)`` float32."""
+        """Per-cell cues from a rectified grid; every value ``(100,)`` or ``(100, k)`` float32.
+
+        Channels are handled as separate planes (``cv2.split``): NumPy reduces a trailing axis of
+        length 3 slowly, and this is the per-frame hot path.
+        """
         cfg = self.config
         lab, white = self._balanced_lab(grid)
-        flat = lab.reshape(-1, 3)
-        raw_max = np.take(grid.max(axis=2).reshape(-1), self._core)
+        planes = [p.reshape(-1) for p in cv2.split(lab)]
+        b, g, r = cv2.split(grid)
+        raw_max = np.take(cv2.max(cv2.max(b, g), r).reshape(-1), self._core)
         saturated = (raw_max >= cfg.saturated_level).mean(axis=1)
-        core = np.take(flat, self._core, axis=0)  # (100, n, 3)
-        med = np.median(core, axis=1)  # (100, 3)
-        spread = np.median(np.linalg.norm(core - med[:, None, :], axis=2), axis=1)
-        inner = np.take(flat, self._ring_in, axis=0)
-        outer = np.take(flat, self._ring_out, axis=0)
-        mid = np.take(flat, self._ring_mid, axis=0)
-        step = outer - inner  # a chip face against the card: a colour step across the rim
-        line = mid - 0.5 * (inner + outer)  # a chip's dark edge and shadow: a line on the rim
-        edge = np.maximum(np.sqrt((step * step).sum(axis=-1)), np.sqrt((line * line).sum(axis=-1)))
+        core = [np.take(p, self._core) for p in planes]  # 3 x (100, n)
+        med = np.stack([np.median(c, axis=1) for c in core], axis=1)  # (100, 3)
+        dev = sum((c - m[:, None]) ** 2 for c, m in zip(core, med.T, strict=True))
+        spread = np.median(np.sqrt(dev), axis=1)
+        cover = [np.take(p, self._cover) for p in planes]
+        ink_d2 = (cover[0] - 100.0) ** 2 + cover[1] ** 2 + cover[2] ** 2
+        ink = (ink_d2 > cfg.ink_delta**2).mean(axis=1)
+        # A chip face against the card is a colour step across the rim; a chip's dark edge and
+        # shadow a line on it. Both in L1 Lab units (cheaper than ΔE, same ordering of evidence).
+        step = np.zeros(self._ring_in.shape, np.float32)
+        line = np.zeros(self._ring_in.shape, np.float32)
+        for p in planes:
+            inner, mid, outer = np.take(p, self._ring_in), np.take(p, self._ring_mid), np.take(p, self._ring_out)
+            step += np.abs(outer - inner)
+            line += np.abs(mid - 0.5 * (inner + outer))
+        edge = np.maximum(step, line)
         k = int(cfg.ring_quantile * (cfg.ring_angles - 1))
         k2 = (cfg.ring_angles - 1) // 2
         parted = np.partition(edge, (k, k2), axis=2)
         ring = parted[:, :, k].max(axis=1)
         ring_median = parted[:, :, k2].max(axis=1)
+        rim = self._rim_gradient(lab[..., 0])
+        parted = np.partition(rim, (k, k2), axis=2)
+        rim_low = parted[:, :, k].max(axis=1)
+        rim_median = parted[:, :, k2].max(axis=1)
         dist = self.colour_model.distances(med)  # (100, P)
         feats = {
             "core_lab": med,
             "spread": spread,
+            "ink": ink,
             "ring": ring,
             "ring_median": ring_median,
+            "rim": rim_low,
+            "rim_median": rim_median,
             "proto_dist": dist,
             "white": white.reshape(N_CELLS, 3),
             "brightness": white.reshape(N_CELLS, 3).mean(axis=1),
             "saturated": saturated,
         }
+        feats["twin_change"], feats["twin_change_low"] = self._twin_change(lab)
         if self._ref_lab is not None:
-            feats["ref_change"], feats["ref_median"] = self._reference_change(lab)
+            feats["ref_change"], feats["ref_change_low"], feats["ref_median"] = self._reference_change(lab)
         return feats
 
-    def _reference_change(self, lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """How each central disc differs from the empty board: the fraction of changed pixels and
-        the median ΔE, both ``(100,)``.
+    def _shifted_delta(self, lab: np.ndarray, other: np.ndarray, own_idx: np.ndarray,
+                       other_idx: np.ndarray) -> np.ndarray:
+        """ΔE between ``lab`` at ``own_idx`` and ``other`` at ``other_idx``, ``(100, n)``, with
+        ``other`` shifted per cell by the one-pixel offset that matches it best (misregistration
+        is not change; one shift per cell, so a hidden pip still counts)."""
+        own = [np.take(p.reshape(-1), own_idx) for p in cv2.split(lab)]
+        oth = [p.reshape(-1) for p in cv2.split(other)]
+        cost = np.stack([
+            np.abs(own[0] - np.take(oth[0], other_idx + offset)).sum(axis=1) for offset in self._shifts
+        ])  # (9, 100): how well each one-pixel shift matches, on lightness
+        idx = other_idx + np.asarray(self._shifts)[cost.argmin(axis=0)][:, None]
+        d2 = sum((o - np.take(q, idx)) ** 2 for o, q in zip(own, oth, strict=True))
+        return np.sqrt(d2)
 
-        The reference is dilated/eroded by one pixel per channel first, so a pixel of
-        misregistration along a printed edge is not a change.
-        """
-        ref = self._ref_lab
-        assert ref is not None
-        hi = cv2.dilate(ref, self._kernel)
-        lo = cv2.erode(ref, self._kernel)
-        excess = np.maximum(lab - hi, 0) + np.maximum(lo - lab, 0)
-        delta = np.sqrt((excess * excess).sum(axis=2))
-        core = np.take(delta.reshape(-1), self._core)
-        return (core > self.config.ref_delta).mean(axis=1), np.median(core, axis=1)
+    def _twin_change(self, lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Fraction of each covered disc clearly / slightly different from the same place in its
+        twin cell (the other cell printed with the same card), ``(100,)`` each."""
+        delta = self._shifted_delta(lab, lab, self._cover, self._cover[TWIN])
+        cfg = self.config
+        return (delta > cfg.ref_delta).mean(axis=1), (delta > cfg.ref_delta_low).mean(axis=1)
+
+    def _rim_gradient(self, lightness: np.ndarray) -> np.ndarray:
+        """|radial lightness gradient| (L units per pixel) on each rim hypothesis, ``(100, n_hyp, A)``:
+        a round chip edge is a radial step or line all around, whichever its colour."""
+        gx = cv2.Sobel(lightness, cv2.CV_32F, 1, 0, ksize=3, scale=0.125).reshape(-1)
+        gy = cv2.Sobel(lightness, cv2.CV_32F, 0, 1, ksize=3, scale=0.125).reshape(-1)
+        best = None
+        for idx in self._rim:
+            radial = np.abs(np.take(gx, idx) * self._cos + np.take(gy, idx) * self._sin)
+            best = radial if best is None else np.maximum(best, radial)
+        assert best is not None
+        return best
+
+    def _reference_change(self, lab: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """How each covered disc differs from the empty board: the fraction of clearly changed
+        pixels, of slightly changed pixels (a white chip on white card), and the median ΔE, ``(100,)``."""
+        assert self._ref_lab is not None
+        delta = self._shifted_delta(lab, self._ref_lab, self._cover, self._cover)
+        cfg = self.config
+        return (
+            (delta > cfg.ref_delta).mean(axis=1),
+            (delta > cfg.ref_delta_low).mean(axis=1),
+            np.median(delta, axis=1),
+        )
 
     def decision_inputs(self, feats: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """The named cues the decision weighs, each ``(100,)`` float32, clipped to its range."""
@@ -290,16 +394,23 @@ class CellReader:
             "spread": feats["spread"],
             "ring": feats["ring"],
             "ring_median": feats["ring_median"],
+            "rim": feats["rim"],
+            "rim_median": feats["rim_median"],
             "d_colour": dist[:, colour_idx].min(axis=1) if colour_idx else big,
             "d_flipped": dist[:, labels.index("flipped")] if "flipped" in labels else big,
             "court_spread": COURT_MASK.ravel() * feats["spread"],
             "l_deficit": 100.0 - feats["core_lab"][:, 0],
             "chroma": np.hypot(feats["core_lab"][:, 1], feats["core_lab"][:, 2]),
             "saturated": feats["saturated"],
+            "twin_change": feats["twin_change"],
+            "twin_change_low": feats["twin_change_low"],
+            # my disc differs from my twin's and shows less print: something covers mine
+            "twin_cover": feats["twin_change"] * np.clip(feats["ink"][TWIN] - feats["ink"], 0.0, 1.0),
         }
         if "ref_change" in feats:
             inputs["ref_change"] = feats["ref_change"]
             inputs["ref_median"] = feats["ref_median"]
+            inputs["ref_change_low"] = feats["ref_change_low"]
         for name, lo, hi in self.config.input_caps:
             if name in inputs:
                 inputs[name] = np.clip(inputs[name], lo, hi)
@@ -322,9 +433,8 @@ class CellReader:
         has_white = "flipped" in labels
         white_weights = cfg.white_weights_ref if ref else cfg.white_weights
         z_white = self._score(inputs, white_weights) if has_white else None
-        colour_idx = np.array([i for i, n in enumerate(labels) if n != "flipped"], dtype=np.intp)
-        names = np.array([labels[i] for i in colour_idx], dtype=object)
-        dist = feats["proto_dist"][:, colour_idx]
+        dist = feats["proto_dist"]
+        names = np.array(labels, dtype=object)
         order = np.argsort(dist, axis=1)
         best = order[:, 0]
         rows = np.arange(N_CELLS)
@@ -335,14 +445,15 @@ class CellReader:
             colour_conf = np.ones(N_CELLS, np.float32)
         p_colour = _sigmoid(z_colour)
         p_white = _sigmoid(z_white) if z_white is not None else np.zeros(N_CELLS, np.float32)
-        is_colour = z_colour > 0
-        is_white = ~is_colour & (z_white > 0) if z_white is not None else np.zeros(N_CELLS, bool)
-        out = np.where(is_colour, names[best], np.where(is_white, "flipped", "empty"))
-        conf = np.where(
-            is_colour, p_colour * colour_conf, np.where(is_white, p_white, (1 - p_colour) * (1 - p_white))
-        )
+        # A chip is there if either score says so; its colour is the nearest prototype (white
+        # included), so a white chip found by the reference comparison is still "flipped".
+        z_chip = np.maximum(z_colour, z_white) if z_white is not None else z_colour
+        p_chip = np.maximum(p_colour, p_white)
+        chip = z_chip > 0
+        out = np.where(chip, names[best], "empty")
+        conf = np.where(chip, p_chip * colour_conf, (1 - p_colour) * (1 - p_white))
         conf = conf * (1.0 - cfg.saturated_doubt * inputs["saturated"])
-        logit = np.maximum(z_colour, z_white) if z_white is not None else z_colour
+        logit = z_chip
         out = out.reshape(SIZE, SIZE)
         out[CORNER_MASK] = "free"
         conf = conf.reshape(SIZE, SIZE).astype(np.float32)
