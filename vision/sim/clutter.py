@@ -76,7 +76,39 @@ class Placement:
         return self.world(cells, z)
 
 
+def _clip_near(cam: Camera, world: np.ndarray, near: float = 0.5) -> np.ndarray:
+    """Project a convex world polygon, first cutting away what lies behind the plane ``near``
+    cells in front of the camera (an arm reaching back past the camera)."""
+    pc = world @ cam.R.T + cam.t
+    z = pc[:, 2]
+    if (z > near).all():
+        return cam.project(world)
+    out = []
+    n = len(pc)
+    for i in range(n):  # Sutherland-Hodgman against one plane
+        a, b = pc[i], pc[(i + 1) % n]
+        ina, inb = a[2] > near, b[2] > near
+        if ina:
+            out.append(a)
+        if ina != inb:
+            f = (near - a[2]) / (b[2] - a[2])
+            out.append(a + (b - a) * f)
+    if len(out) < 3:
+        return np.zeros((0, 2))
+    uvw = np.array(out) @ cam.K.T
+    return uvw[:, :2] / uvw[:, 2:3]
+
+
 def _fill(cv: Canvas, pts: np.ndarray, colour: BGR, *, cover: bool = True) -> None:
+    if len(pts) < 3:
+        return
+    h, w = cv.cover.shape
+    if np.abs(pts).max() > 3 * max(w, h):  # far outside: clip to a margin around the frame (fast, exact)
+        rect = np.array([[-w, -h], [2 * w, -h], [2 * w, 2 * h], [-w, 2 * h]], np.float32)
+        area, clipped = cv2.intersectConvexConvex(pts.astype(np.float32), rect)
+        if clipped is None or area <= 0:
+            return
+        pts = clipped.reshape(-1, 2).astype(np.float64)
     p = np.round(pts * (1 << _SHIFT)).astype(np.int32)
     cv2.fillPoly(cv.frame, [p], colour, cv2.LINE_AA, _SHIFT)
     if cover:
@@ -226,9 +258,10 @@ def _shaded(cv: Canvas, cam: Camera, pl: Placement, line: np.ndarray, half: np.n
     polys = [_tube_outline(line + shift * off * half[:, None], half * frac, cap) for _, frac, off in tones]
     n_cap = len(polys[0]) - 2 * len(z)
     zz = np.concatenate([z, np.full(n_cap, z[-1]), z[::-1]])
-    pts = cam.project(pl.world_plane(np.vstack(polys), np.tile(zz, len(tones))))
+    world = pl.world_plane(np.vstack(polys), np.tile(zz, len(tones)))
     for i, (k, frac, _) in enumerate(tones):
-        _fill(cv, pts[i * len(zz):(i + 1) * len(zz)], _shade(colour, k), cover=frac == 1.0)
+        pts = _clip_near(cam, world[i * len(zz):(i + 1) * len(zz)])
+        _fill(cv, pts, _shade(colour, k), cover=frac == 1.0)
 
 
 def _hand(cv: Canvas, cam: Camera, pl: Placement, it: Clutter) -> None:
@@ -244,17 +277,17 @@ def _hand(cv: Canvas, cam: Camera, pl: Placement, it: Clutter) -> None:
         return c + (d * along + n * across) * s
 
     # shadow of the whole hand and arm on the board, softer the higher it hovers
-    foot = np.vstack([at(2.4, -1.0), at(2.4, 1.2), at(-1.0, 1.4), at(-12.0, 1.8), at(-12.0, -1.8),
+    foot = np.vstack([at(2.4, -1.0), at(2.4, 1.2), at(-1.0, 1.4), at(-20.0, 1.9), at(-20.0, -1.9),
                       at(-1.0, -1.2)])
     sh = cam.project(pl.world_plane(foot + np.array(pl.light) * h, 0.0))
     _shadow(cv, cv2.convexHull(sh.astype(np.float32)).reshape(-1, 2), float(np.clip(0.55 - 0.05 * h, 0.2, 0.55)))
     # forearm rising towards the elbow, sleeve beyond
     f = np.linspace(0, 1, 12)
-    arm = np.array([at(-0.6 - 16.0 * t, 0.3 * t) for t in f])
-    arm_half = (0.62 + 0.55 * f) * s
-    arm_z = h + 6.0 * f**1.2
+    arm = np.array([at(-0.6 - 30.0 * t, 0.3 * t) for t in f])  # long enough to leave the frame
+    arm_half = (0.62 + 0.6 * f) * s
+    arm_z = h + 9.0 * f**1.2
     _shaded(cv, cam, pl, arm, arm_half, arm_z, it.colour)
-    sl = f >= 0.3
+    sl = f >= 0.17
     _shaded(cv, cam, pl, arm[sl], arm_half[sl] * 1.25, arm_z[sl] + 0.05, it.accent)
     # palm, then four fingers bent down towards the board, then the thumb
     palm = np.array([at(t, 0.0) for t in np.linspace(-0.8, 1.0, 6)])
