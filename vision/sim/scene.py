@@ -21,7 +21,7 @@ from vision.sim.board_art import BoardArt, board_art, variants_of
 from vision.sim.camera import Camera, CameraPose, bump_matrix, grid_half_extent, make_camera
 from vision.sim.chips import CHIP_BGR, ChipLook, chip_sprite, stamp
 from vision.sim.clutter import SKIN_TONES, Canvas, Clutter, Placement, draw_items
-from vision.sim.table import TABLE_EXTENT, TABLE_KINDS, table_texture
+from vision.sim.table import EXTRA_TABLE_KINDS, TABLE_EXTENT, TABLE_KINDS, table_texture
 
 Labels = tuple[tuple[str, ...], ...]
 Range = tuple[float, float]
@@ -99,6 +99,7 @@ class RenderConfig:
     chip_thickness: float = 0.09  # cell heights
     noise_pad: int = 32
     contact_shadow: float = 0.4  # darkening of the table right at the board's edge
+    plain_table_chance: float = 0.25  # share of random scenes on a plain white or dark table
     chip_max_radius: float = 0.45  # a chip never overflows its cell's height (wide Jumbo cells)
     chip_shades: tuple[float, ...] = (0.94, 1.0, 1.05)  # per-chip brightness variants
     board_thickness: dict[str, float] = field(default_factory=lambda: {"classic": 0.12, "jumbo": 0.02})
@@ -375,6 +376,20 @@ def distort_points(pts: np.ndarray, size: tuple[int, int], k: float) -> np.ndarr
     return (d + c).astype(pts.dtype)
 
 
+GAIN_UNIT = 100.0  # uint8 gain maps: 100 is a gain of 1 (up to 2.55)
+
+
+@lru_cache(maxsize=4)
+def _dither(size: tuple[int, int]) -> np.ndarray:
+    """A full-frame 4x4 Bayer threshold tile in [0, 1): floor(x + d) rounds without banding."""
+    bayer = np.array([[0, 8, 2, 10], [12, 4, 14, 6], [3, 11, 1, 9], [15, 7, 13, 5]], np.float32) / 16.0
+    w, h = size
+    tile = np.tile(bayer, ((h + 3) // 4, (w + 3) // 4))[:h, :w]
+    tile = np.ascontiguousarray(tile)
+    tile.setflags(write=False)
+    return tile
+
+
 def _colour_matrix(spec: SceneSpec) -> np.ndarray | None:
     """3x3 BGR matrix: saturation then white balance; None when it is the identity."""
     o, L = spec.optics, spec.lighting
@@ -406,9 +421,11 @@ def _finish(frame: np.ndarray, spec: SceneSpec, shadow: np.ndarray, contact: np.
         k = cv2.warpAffine(k, R, (n, n))
         frame = cv2.filter2D(frame, -1, k / max(float(k.sum()), 1e-6))
     gain_lo, add_lo = _lighting_maps(spec, shadow, glossy)
-    gain = np.clip(gain_lo * (1.0 - contact) * (L.exposure * 64.0), 0, 255).astype(np.uint8)  # 64 = unit gain
-    gain3 = cv2.resize(cv2.merge([gain, gain, gain]), (w, h), interpolation=cv2.INTER_LINEAR)
-    out = cv2.multiply(frame, gain3, scale=1.0 / 64)
+    # the gain map in 1/GAIN_UNIT steps, ordered-dithered so smooth surfaces show no banding
+    gain = cv2.resize(gain_lo * (1.0 - contact) * np.float32(L.exposure * GAIN_UNIT), (w, h),
+                      interpolation=cv2.INTER_LINEAR)
+    gain = np.clip(cv2.add(gain, _dither(spec.size)), 0, 255).astype(np.uint8)
+    out = cv2.multiply(frame, cv2.merge([gain, gain, gain]), scale=1.0 / GAIN_UNIT)
     M = _colour_matrix(spec)
     if M is not None:
         out = cv2.transform(out, M)
@@ -681,6 +698,9 @@ def random_spec(seed: int, *, edition: str | None = None, difficulty: str = "nor
         t = 1.0 + rng.uniform(-d.tint, d.tint, 3)
         tints.append((colour, (float(t[0]), float(t[1]), float(t[2]))))
     table = TABLE_KINDS[int(rng.integers(len(TABLE_KINDS)))]
+    extra = np.random.default_rng([seed, 0x7AB1E])  # own stream: earlier draws stay as they were
+    if extra.random() < CONFIG.plain_table_chance:
+        table = EXTRA_TABLE_KINDS[int(extra.integers(len(EXTRA_TABLE_KINDS)))]
     spec = SceneSpec(
         seed=seed, edition=ed, variant=variant, size=(int(size[0]), int(size[1])), labels=labs,
         camera=pose, lighting=lighting, optics=optics, table=table, table_variant=int(rng.integers(3)),

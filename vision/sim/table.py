@@ -13,6 +13,8 @@ import cv2
 import numpy as np
 
 TABLE_KINDS: tuple[str, ...] = ("wood_light", "wood_dark", "felt_green", "cloth_grey", "gingham")
+EXTRA_TABLE_KINDS: tuple[str, ...] = ("laminate_white", "laminate_dark")
+"""Plain tables, a white one being the hardest background for a light board."""
 TABLE_EXTENT = 24.0  # cells from the board centre to the texture edge
 TABLE_PX = 1024  # texture side at level 0
 
@@ -57,8 +59,9 @@ def _gingham(rng: np.random.Generator, n: int, base: np.ndarray) -> np.ndarray:
 @lru_cache(maxsize=16)
 def table_texture(kind: str, variant: int) -> tuple[np.ndarray, ...]:
     """Mip levels of one table surface, ``(n, n, 3) uint8`` BGR each, read-only."""
-    if kind not in TABLE_KINDS:
-        raise ValueError(f"unknown table kind {kind!r}; expected one of: {', '.join(TABLE_KINDS)}")
+    if kind not in TABLE_KINDS + EXTRA_TABLE_KINDS:
+        raise ValueError(f"unknown table kind {kind!r}; expected one of: "
+                         f"{', '.join(TABLE_KINDS + EXTRA_TABLE_KINDS)}")
     rng = np.random.default_rng(zlib.crc32(f"{kind}/{variant}".encode()))
     n = TABLE_PX
     jitter = rng.uniform(0.85, 1.15, 3).astype(np.float32)
@@ -70,6 +73,10 @@ def table_texture(kind: str, variant: int) -> tuple[np.ndarray, ...]:
         img = _cloth(rng, n, np.array([45, 100, 35], np.float32) * jitter, 0.02)
     elif kind == "cloth_grey":
         img = _cloth(rng, n, np.array([120, 118, 112], np.float32) * jitter, 0.06)
+    elif kind == "laminate_white":
+        img = _cloth(rng, n, np.array([222, 224, 226], np.float32) * np.clip(jitter, 0.93, 1.07), 0.0)
+    elif kind == "laminate_dark":
+        img = _cloth(rng, n, np.array([48, 46, 44], np.float32) * jitter, 0.0)
     else:
         colour = [np.array(c, np.float32) for c in ((40, 40, 185), (150, 70, 30), (40, 120, 40))]
         img = _gingham(rng, n, colour[int(rng.integers(3))])
