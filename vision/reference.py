@@ -23,6 +23,7 @@ from vision.geometry import (
     check_frame,
     edition_aspect,
     grid_diagonal,
+    polygon_area,
 )
 
 
@@ -36,13 +37,17 @@ class ReferenceConfig:
     fast_threshold: int = 12
     mask_pad: float = 0.25
     search_pad: float = 0.6
+    gate: float = 0.15
+    """First pass: matches must land within this fraction of the grid diagonal of their old place."""
     """First look for the board within its reference place grown by this fraction."""
     """The reference keeps features within the grid grown by this fraction (the printed margin)."""
     ratio: float = 0.8
     """Lowe's ratio test for the best versus second-best match."""
     ransac_px: float = 3.0
     """RANSAC reprojection threshold at the working scale."""
-    min_inliers: int = 25
+    min_inliers: int = 15
+    min_spread: float = 0.12
+    """The agreeing features must span at least this fraction of the grid's area."""
     full_inliers: int = 150
     """Inlier count that earns a score of 1."""
     max_area_change: float = 3.0
@@ -122,16 +127,17 @@ def relocate(frame: np.ndarray, ref: Reference) -> GridFit:
         _View.around(gray, expected, config.search_pad, config.work_long_side),
         _View.whole(gray, config.work_long_side),
     ]
+    # Bumps move the board a little: first trust only matches that land near where the
+    # reference had them (this removes most wrong matches between look-alike cards).
+    gate = config.gate * grid_diagonal(expected)
     fit = GridFit.failed("board not found")
-    for view in views:
-        fit = _match(view, ref, config)
+    for view, radius in ((views[0], gate), (views[0], None), (views[1], None)):
+        fit = _match(view, ref, config, scale, radius)
         if fit:
-            break
-    if not fit:
-        return fit
-    reason = _implausible(fit.corners, ref, config)
-    if reason:
-        return GridFit.failed(reason, **fit.details)
+            reason = _implausible(fit.corners, expected, config)
+            if not reason:
+                return fit
+            fit = GridFit.failed(reason, **fit.details)
     return fit
 
 
@@ -185,8 +191,14 @@ class _View:
         return out
 
 
-def _match(view: _View, ref: Reference, config: ReferenceConfig) -> GridFit:
-    """Features of ``view`` matched to ``ref``; the mapped corners (frame px) or a reason."""
+def _match(
+    view: _View, ref: Reference, config: ReferenceConfig, scale: np.ndarray, radius: float | None
+) -> GridFit:
+    """Features of ``view`` matched to ``ref``; the mapped corners (frame px) or a reason.
+
+    With ``radius``, a match counts only if it lands within ``radius`` pixels of where the
+    reference point itself was (scaled to this frame by ``scale``).
+    """
     points, descriptors = _features(view.image, None, config)
     if len(points) < config.min_inliers:
         return GridFit.failed(f"board not found: only {len(points)} features in the frame")
@@ -200,21 +212,41 @@ def _match(view: _View, ref: Reference, config: ReferenceConfig) -> GridFit:
         )
     src = ref.points[[m.queryIdx for m in good]].astype(np.float64)
     dst = view.to_frame(points[[m.trainIdx for m in good]])
+    if radius is not None:
+        near = np.linalg.norm(dst - src * scale, axis=1) <= radius
+        src, dst = src[near], dst[near]
+        if len(src) < config.min_inliers:
+            return GridFit.failed(
+                f"board not found: {len(src)} features match the reference near its place",
+                matches=len(src),
+            )
     cv2.setRNGSeed(config.seed)
     thresh = config.ransac_px / view.scale
     h, inl = cv2.findHomography(src, dst, cv2.USAC_MAGSAC, thresh, maxIters=2000, confidence=0.999)
     if h is None or inl is None:
-        return GridFit.failed("board not found: no consistent homography", matches=len(good))
+        return GridFit.failed("board not found: no consistent homography", matches=len(src))
     n_in = int(inl.sum())
     if n_in < config.min_inliers:
         return GridFit.failed(
             f"board not found: {n_in} features agree with the reference (need {config.min_inliers})",
-            matches=len(good),
+            matches=len(src),
+            inliers=n_in,
+        )
+    inliers = src[inl.ravel().astype(bool)].astype(np.float32)
+    spread = cv2.contourArea(cv2.convexHull(inliers)) / max(abs(polygon_area(ref.corners)), 1e-9)
+    if spread < config.min_spread:
+        return GridFit.failed(
+            f"board not found: the matching features cover only {spread:.0%} of the board",
+            matches=len(src),
             inliers=n_in,
         )
     corners = apply_homography(h, ref.corners).astype(np.float32)
+    if radius is not None:
+        moved = float(np.linalg.norm(corners - ref.corners * scale, axis=1).max())
+        if moved > 2 * radius:
+            return GridFit.failed("board not found: the gated match moved the grid too far", inliers=n_in)
     score = min(1.0, n_in / config.full_inliers)
-    return GridFit(corners, score, ref.edition, details={"inliers": n_in, "matches": len(good)})
+    return GridFit(corners, score, ref.edition, details={"inliers": n_in, "matches": len(src)})
 
 
 def _features(gray: np.ndarray, mask: np.ndarray | None, config: ReferenceConfig):
@@ -226,14 +258,17 @@ def _features(gray: np.ndarray, mask: np.ndarray | None, config: ReferenceConfig
     return np.array([k.pt for k in kps], dtype=np.float32), desc
 
 
-def _implausible(corners: np.ndarray, ref: Reference, config: ReferenceConfig) -> str:
-    """A reason when the mapped grid cannot be the board (folded, tiny, huge), else ''."""
+def _implausible(corners: np.ndarray, expected: np.ndarray, config: ReferenceConfig) -> str:
+    """A reason when the mapped grid cannot be the board (folded, shrunk, blown up), else ''.
+
+    ``expected`` is the reference grid scaled to this frame's size.
+    """
     pts = corners.astype(np.float64)
     edges = np.roll(pts, -1, axis=0) - pts
     cross = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
     if not (np.all(cross > 0) or np.all(cross < 0)):
         return "board not found: the matched homography folds the grid"
-    ratio = grid_diagonal(pts) / max(grid_diagonal(ref.corners), 1e-9)
+    ratio = grid_diagonal(pts) / max(grid_diagonal(expected), 1e-9)
     if not 1.0 / config.max_area_change <= ratio**2 <= config.max_area_change:
         return f"board not found: the matched grid changed size by {ratio:.2f}x"
     return ""

@@ -1,0 +1,66 @@
+"""Orientation from the printed red/black ink: all four turns, confidence, bad inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.geometry import order_as_seen, roll_corners
+from vision.orient import cell_redness, orient_grid
+from vision.sim import random_spec, render
+
+
+@pytest.fixture(scope="module")
+def scenes():
+    return [render(random_spec(seed, edition=ed, difficulty="easy")) for seed, ed in ((1, "classic"), (2, "jumbo"))]
+
+
+@pytest.mark.parametrize("turn", [0, 1, 2, 3])
+def test_every_quarter_turn_is_undone(scenes, turn):
+    for scene in scenes:
+        given = roll_corners(scene.corners, turn)  # the same quad, started at another corner
+        o = orient_grid(scene.frame, given, edition=scene.edition)
+        np.testing.assert_allclose(o.corners, scene.corners, atol=1e-4)
+        assert o.rotation == (-turn) % 4
+        assert o.confidence > 0.6
+        assert max(o.scores) == o.scores[o.rotation]
+
+
+def test_corners_as_seen_from_any_camera_roll(scenes):
+    for scene in scenes:
+        o = orient_grid(scene.frame, order_as_seen(scene.corners), edition=scene.edition)
+        np.testing.assert_allclose(o.corners, scene.corners, atol=1e-4)
+
+
+def test_red_cells_measure_redder_than_black_cells(scenes):
+    from engine.layout import INK_MAP
+
+    scene = scenes[0]
+    red = cell_redness(scene.frame, scene.corners)
+    ink = np.array([[v or "" for v in row] for row in INK_MAP])
+    reds, blacks = red[(ink == "red") & np.isfinite(red)], red[(ink == "black") & np.isfinite(red)]
+    assert len(reds) > 20 and len(blacks) > 20
+    assert np.median(reds) > np.median(blacks) + 0.2
+
+
+def test_a_warm_white_balance_does_not_change_the_answer(scenes):
+    scene = scenes[0]
+    warm = np.clip(scene.frame.astype(np.float32) * [0.7, 0.95, 1.25], 0, 255).astype(np.uint8)
+    o = orient_grid(warm, roll_corners(scene.corners, 2), edition=scene.edition)
+    np.testing.assert_allclose(o.corners, scene.corners, atol=1e-4)
+
+
+def test_a_blank_board_gives_no_confidence():
+    blank = np.full((400, 400, 3), 230, np.uint8)
+    corners = np.array([[50, 50], [350, 50], [350, 350], [50, 350]], np.float32)
+    assert orient_grid(blank, corners, edition="classic").confidence == 0.0
+
+
+def test_bad_inputs_name_the_parameter(scenes):
+    scene = scenes[0]
+    with pytest.raises(ValueError, match="frame"):
+        orient_grid(scene.frame[..., 0], scene.corners, edition="classic")
+    with pytest.raises(ValueError, match="corners"):
+        orient_grid(scene.frame, scene.corners[:3], edition="classic")
+    with pytest.raises(ValueError, match="edition"):
+        orient_grid(scene.frame, scene.corners, edition="mini")
