@@ -156,6 +156,13 @@ def newest_profile(data_dir: Path) -> Path | None:
     return found[-1] if found else None
 
 
+def current_teams(hub: Any) -> tuple[str, ...]:
+    """Team colours of the hub's current game, in turn order."""
+    teams = hub.state().get("teams") or []
+    names = [t.get("colour") or t.get("team") or t.get("name") if isinstance(t, dict) else t for t in teams]
+    return tuple(str(n) for n in names if n) or ("blue", "green")
+
+
 def check_pin(pin: str) -> str:
     if not (4 <= len(pin) <= 32) or not pin.isprintable() or pin != pin.strip():
         raise CliError("--pin must be 4 to 32 printable characters without surrounding spaces")
@@ -185,8 +192,11 @@ def run(args: argparse.Namespace) -> int:
     profile_path = Path(args.profile) if args.profile else newest_profile(data_dir)
     profile, reference = load_profile_and_reference(profile_path) if profile_path else (None, None)
 
+    source = open_source(args.source)
+    simulated = "simulated" in source.description
     store = GameStore(data_dir)
-    resumed = store.resume_last()
+    # The simulated table always deals a fresh game, so a stored one cannot continue on it.
+    resumed = None if simulated else store.resume_last()
     if resumed:
         game_id, game = resumed
         hub = Hub(game, store=store, game_id=game_id)
@@ -197,9 +207,13 @@ def run(args: argparse.Namespace) -> int:
         note = f"new game {hub.game_id}"
     edition = str(hub.state().get("edition") or "classic")
 
-    source = open_source(args.source)
+    def on_new_game(frame: Any) -> None:
+        """The simulated table looped to its next game: a new engine game and a fresh tracker."""
+        hub.new_game(Game(teams=current_teams(hub), edition=edition))
+        pipeline.set_tracker(make_tracker(profile, reference, edition))
+
     pipeline = Pipeline(source, make_tracker(profile, reference, edition), on_board=hub.observe,
-                        on_status=hub.set_camera_status)
+                        on_status=hub.set_camera_status, on_new_game=on_new_game)
     camera = LiveCamera(pipeline, edition=edition)
     urls = join_urls(args.host, args.port)
     app = create_app({

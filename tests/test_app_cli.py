@@ -53,9 +53,21 @@ def stop(proc: subprocess.Popen) -> tuple[int, str, str]:
     return proc.returncode, out, err
 
 
+def empty_board_folder(folder: Path) -> Path:
+    import cv2
+
+    from vision.sim import random_spec, render
+
+    folder.mkdir()
+    cv2.imwrite(str(folder / "frame-000.png"), render(random_spec(2, size=(640, 480)), empty=True).frame)
+    return folder
+
+
 def test_serve_prints_how_to_join_resumes_and_stops_cleanly(tmp_path) -> None:
     port = free_port()
-    proc, lines = start(tmp_path, port, "--source", "sim")
+    frames = empty_board_folder(tmp_path / "frames")
+    data = tmp_path / "data"
+    proc, lines = start(data, port, "--source", str(frames))
     try:
         text = "\n".join(lines)
         assert f"http://127.0.0.1:{port}/" in text
@@ -74,12 +86,23 @@ def test_serve_prints_how_to_join_resumes_and_stops_cleanly(tmp_path) -> None:
     assert code == 0, err
     assert "stopped" in out and "Traceback" not in err
 
-    proc, lines = start(tmp_path, port, "--source", "sim")
+    proc, lines = start(data, port, "--source", str(frames))
     try:
         assert "resumed game" in "\n".join(lines)
         assert get_json(f"http://127.0.0.1:{port}/api/state")["board"].splitlines()[4][4] == "B"
     finally:
         assert stop(proc)[0] == 0
+
+
+def test_the_simulated_table_always_starts_a_fresh_game(tmp_path) -> None:
+    port = free_port()
+    for _ in range(2):
+        proc, lines = start(tmp_path, port, "--source", "sim")
+        try:
+            assert "simulated table" in "\n".join(lines) and "new game" in "\n".join(lines)
+            assert get_json(f"http://127.0.0.1:{port}/api/state")["camera"]["state"]
+        finally:
+            assert stop(proc)[0] == 0
 
 
 def test_serve_refuses_bad_options_with_one_line(tmp_path) -> None:
