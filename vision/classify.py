@@ -35,9 +35,6 @@ COURT_MASK = np.array([[LAYOUT[r][c][:-1] in ("Q", "K") for c in range(SIZE)] fo
 """Cells printed with a Queen or King (colourful art), ``(10, 10)`` bool."""
 
 
-_LAB_WHITE = np.array([100.0, 0.0, 0.0], dtype=np.float32)
-
-
 def _twin_index() -> np.ndarray:
     """For each cell (row-major), the other cell printed with the same card (corners: themselves)."""
     twin = np.arange(N_CELLS)
@@ -90,8 +87,8 @@ class ReaderConfig:
     """Inner and outer samples sit this far (fraction of the side) either side of the rim."""
     ring_quantile: float = 0.25
     """A rim counts only if the edge is there nearly all around: this low quantile over angles."""
-    ink_delta: float = 25.0
-    """ΔE from the card's white beyond which a pixel is print (or a chip), not blank card."""
+    texture_scale: float = 4.0
+    """Mean ΔE from the disc's median by which a twin must be busier to count as uncovered."""
     saturated_level: int = 250
     """A raw channel at or above this is clipped by the camera (glare): its colour is unknown."""
     ref_delta_low: float = 4.0
@@ -102,23 +99,23 @@ class ReaderConfig:
     # frames and rounded; positive means "a chip is there". ``colour`` decides chips of a team
     # colour, ``white`` a flipped (white) chip; ``*_ref`` apply when an empty-board reference is set.
     colour_weights: tuple[tuple[str, float], ...] = (
-        ("spread", -0.0905), ("ring", 0.139), ("d_colour", -4.651), ("court_spread", -0.3096),
-        ("bias", 7.684),
+        ("spread", -0.1206), ("ring", 0.1453), ("d_colour", -5.158), ("court_spread", -0.3623),
+        ("bias", 9.503),
     )
     colour_weights_ref: tuple[tuple[str, float], ...] = (
-        ("spread", -0.125), ("ring", 0.0051), ("d_colour", -0.3473), ("court_spread", -0.1407),
-        ("ref_change", 5.574), ("ref_median", 0.1319), ("ref_change_low", 5.24), ("bias", -5.729),
+        ("spread", -0.179), ("ring", 0.001), ("d_colour", -0.9295), ("court_spread", -0.173),
+        ("ref_change", 4.816), ("ref_median", 0.1417), ("ref_change_low", 5.462), ("bias", -4.14),
     )
     white_weights: tuple[tuple[str, float], ...] = (
-        ("l_deficit", -0.1197), ("ring", 0.0949), ("rim", 2.057), ("rim_median", -0.8974),
-        ("spread", -0.4826), ("d_flipped", -1.387), ("chroma", 0.1652), ("twin_cover", -1.262),
-        ("twin_change_low", 2.955), ("bias", -2.896),
+        ("l_deficit", -0.17), ("ring", 0.2186), ("rim", 1.287), ("rim_median", -0.1163),
+        ("spread", 0.2402), ("d_flipped", -1.059), ("chroma", 0.288), ("twin_cover", 0.006),
+        ("twin_change_low", 1.435), ("texture", -1.108), ("bias", -1.278),
     )
     white_weights_ref: tuple[tuple[str, float], ...] = (
-        ("l_deficit", -0.2089), ("ring", 0.0116), ("rim", 0.846), ("rim_median", -0.3566),
-        ("spread", -0.2075), ("d_flipped", 0.6497), ("chroma", -0.2119), ("twin_cover", -0.9912),
-        ("twin_change_low", 1.203), ("ref_change", 12.29), ("ref_median", 0.3068),
-        ("ref_change_low", 6.078), ("bias", -4.056),
+        ("l_deficit", -0.2629), ("ring", 0.028), ("rim", 1.032), ("rim_median", -0.0915),
+        ("spread", 0.004), ("d_flipped", 1.18), ("chroma", -0.1608), ("twin_cover", 0.4476),
+        ("twin_change_low", -0.2772), ("texture", -0.7387), ("ref_change", 6.473), ("ref_median", 0.348),
+        ("ref_change_low", 8.057), ("bias", -2.805),
     )
     input_caps: tuple[tuple[str, float, float], ...] = (
         ("spread", 0.0, 40.0), ("ring", 0.0, 60.0), ("ring_median", 0.0, 60.0),
@@ -300,8 +297,8 @@ class CellReader:
         dev = sum((c - m[:, None]) ** 2 for c, m in zip(core, med.T, strict=True))
         spread = np.median(np.sqrt(dev), axis=1)
         cover = [np.take(p, self._cover) for p in planes]
-        ink_d2 = (cover[0] - 100.0) ** 2 + cover[1] ** 2 + cover[2] ** 2
-        ink = (ink_d2 > cfg.ink_delta**2).mean(axis=1)
+        cover_med = [np.median(c, axis=1, keepdims=True) for c in cover]
+        texture = np.sqrt(sum((c - m) ** 2 for c, m in zip(cover, cover_med, strict=True))).mean(axis=1)
         # A chip face against the card is a colour step across the rim; a chip's dark edge and
         # shadow a line on it. Both in L1 Lab units (cheaper than ΔE, same ordering of evidence).
         step = np.zeros(self._ring_in.shape, np.float32)
@@ -324,7 +321,7 @@ class CellReader:
         feats = {
             "core_lab": med,
             "spread": spread,
-            "ink": ink,
+            "texture": texture,
             "ring": ring,
             "ring_median": ring_median,
             "rim": rim_low,
@@ -386,6 +383,7 @@ class CellReader:
 
     def decision_inputs(self, feats: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """The named cues the decision weighs, each ``(100,)`` float32, clipped to its range."""
+        cfg = self.config
         labels = self.colour_model.labels
         dist = feats["proto_dist"]
         colour_idx = [i for i, n in enumerate(labels) if n != "flipped"]
@@ -402,16 +400,18 @@ class CellReader:
             "l_deficit": 100.0 - feats["core_lab"][:, 0],
             "chroma": np.hypot(feats["core_lab"][:, 1], feats["core_lab"][:, 2]),
             "saturated": feats["saturated"],
+            "texture": feats["texture"],
             "twin_change": feats["twin_change"],
             "twin_change_low": feats["twin_change_low"],
-            # my disc differs from my twin's and shows less print: something covers mine
-            "twin_cover": feats["twin_change"] * np.clip(feats["ink"][TWIN] - feats["ink"], 0.0, 1.0),
+            # my disc differs from my twin's and is plainer than it: something covers my print
+            "twin_cover": feats["twin_change_low"]
+            * np.clip((feats["texture"][TWIN] - feats["texture"]) / cfg.texture_scale, 0.0, 1.0),
         }
         if "ref_change" in feats:
             inputs["ref_change"] = feats["ref_change"]
             inputs["ref_median"] = feats["ref_median"]
             inputs["ref_change_low"] = feats["ref_change_low"]
-        for name, lo, hi in self.config.input_caps:
+        for name, lo, hi in cfg.input_caps:
             if name in inputs:
                 inputs[name] = np.clip(inputs[name], lo, hi)
         return inputs

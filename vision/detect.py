@@ -102,13 +102,14 @@ class _Placement:
 def _locate_and_orient(frame: np.ndarray, edition: str | None, timings: dict[str, float]) -> _Placement:
     """Find the grid with no help and decide which corner is (0, 0)."""
     from vision.locate import locate_grid
-    from vision.orient import orient_grid
 
     with _timed(timings, "locate"):
         fit = locate_grid(frame, edition=edition)
     if not fit:
         return _Placement(None, edition or "classic", 0.0, "located", reason=fit.reason or "board not found")
     found_edition = edition or fit.edition or "classic"
+    from vision.orient import orient_grid
+
     with _timed(timings, "orient"):
         orientation = orient_grid(frame, fit.corners, edition=found_edition)
     corners = np.asarray(orientation.corners, dtype=np.float32)

@@ -1,0 +1,121 @@
+"""The cell reader on rendered frames: every hard case the issue names, and its outputs."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from engine.layout import CELLS, LAYOUT, is_corner
+from vision.classify import CellReader
+from vision.colour import ColourModel
+from vision.sim import random_spec, render
+
+
+def _labels(edition, chips):
+    """A 10x10 label grid: ``chips`` maps cell -> label, corners free, the rest empty."""
+    grid = [["free" if is_corner((r, c)) else chips.get((r, c), "empty") for c in range(10)] for r in range(10)]
+    return tuple(tuple(row) for row in grid)
+
+
+def _cells_where(pred):
+    return [cell for cell in CELLS if not is_corner(cell) and pred(LAYOUT[cell[0]][cell[1]])]
+
+
+def _read(scene, reference=None, model=None):
+    reader = CellReader(edition=scene.edition, colour_model=model)
+    if reference is not None:
+        reader.set_reference(reader.rectify(reference, scene.corners))
+    return reader.read(scene.frame, scene.corners)
+
+
+def _wrong(scene, reading):
+    truth = np.array(scene.labels, dtype=object)
+    read = np.array(reading.labels, dtype=object)
+    bad = (truth != read) & ~scene.occluded
+    return [(tuple(int(v) for v in rc), truth[tuple(rc)], read[tuple(rc)]) for rc in np.argwhere(bad)]
+
+
+def test_reading_has_the_documented_shapes():
+    scene = render(random_spec(3, edition="classic", difficulty="easy"))
+    reading = _read(scene)
+    assert len(reading.labels) == 10 and all(len(row) == 10 for row in reading.labels)
+    assert reading.confidence.shape == (10, 10) and reading.confidence.dtype == np.float32
+    assert np.all((reading.confidence >= 0) & (reading.confidence <= 1))
+    assert all(reading.labels[r][c] == "free" for r, c in ((0, 0), (0, 9), (9, 9), (9, 0)))
+    for name, values in reading.features.items():
+        assert values.shape[:2] == (10, 10), name
+
+
+@pytest.mark.parametrize("edition", ["classic", "jumbo"])
+def test_easy_frames_read_exactly(edition):
+    for seed in (11, 12):
+        scene = render(random_spec(seed, edition=edition, difficulty="easy"))
+        assert _wrong(scene, _read(scene)) == []
+
+
+@pytest.mark.parametrize("white_balance", [(0.65, 1.0, 1.35), (1.35, 1.0, 0.65)], ids=["warm", "cool"])
+def test_white_balance_is_normalised_by_the_card_faces(white_balance):
+    spec = random_spec(21, edition="classic", difficulty="easy", chip_density=0.5)
+    spec = replace(spec, lighting=replace(spec.lighting, white_balance=white_balance))
+    scene = render(spec)
+    assert _wrong(scene, _read(scene)) == []
+
+
+def test_red_chip_on_red_pips_and_blue_chip_on_queen_art():
+    red_cards = _cells_where(lambda card: card[-1] in "HD" and card[:-1] not in ("Q", "K"))[::3]
+    courts = _cells_where(lambda card: card[:-1] in ("Q", "K"))
+    chips = {cell: "red" for cell in red_cards[:8]}
+    chips.update({cell: "blue" for cell in courts[::2]})
+    spec = random_spec(5, edition="classic", difficulty="easy", labels=_labels("classic", chips))
+    scene = render(spec)
+    # empty red-pip cards and the other courts stay empty; the chips on them are read
+    assert _wrong(scene, _read(scene)) == []
+
+
+def test_white_flipped_chip_on_white_card_with_reference():
+    white_cards = _cells_where(lambda card: card[:-1] not in ("Q", "K", "A"))
+    chips = {cell: "flipped" for cell in white_cards[4:40:4]}
+    chips.update({cell: "yellow" for cell in white_cards[5:40:7]})
+    spec = random_spec(8, edition="jumbo", difficulty="easy", labels=_labels("jumbo", chips))
+    scene, empty = render(spec), render(spec, empty=True)
+    assert _wrong(scene, _read(scene, reference=empty.frame)) == []
+
+
+def test_glare_makes_the_reader_unsure_rather_than_wrong():
+    spec = random_spec(31, edition="jumbo", difficulty="easy", chip_density=0.6)
+    spec = replace(spec, lighting=replace(spec.lighting, glare=(0.5, 0.5, 0.12, 1.0)))
+    scene = render(spec)
+    reading = _read(scene)
+    for (r, c), _truth, _read_as in _wrong(scene, reading):
+        assert reading.confidence[r, c] < 0.9
+
+
+def test_a_taught_marker_is_read_under_its_team_name():
+    """Green discs taught as the "red" team's marker (as coins were in one rule sheet)."""
+    cells = _cells_where(lambda card: True)
+    chips = {cell: "green" for cell in cells[1::9]}
+    chips.update({cell: "blue" for cell in cells[4::9]})
+    spec = random_spec(41, edition="classic", difficulty="easy", labels=_labels("classic", chips))
+    scene = render(spec)
+    truth = np.array(scene.labels, dtype=object)
+    reader = CellReader(edition="classic")
+    grid = reader.rectify(scene.frame, scene.corners)
+    h, w = reader.geometry.cell_h, reader.geometry.cell_w
+    samples = {"red": [], "blue": []}
+    for (r, c) in [tuple(rc) for rc in np.argwhere(truth == "green")][:2]:
+        samples["red"].append(grid[r * h + h // 2 - 3 : r * h + h // 2 + 3, c * w + w // 2 - 3 : c * w + w // 2 + 3])
+    for (r, c) in [tuple(rc) for rc in np.argwhere(truth == "blue")][:2]:
+        samples["blue"].append(grid[r * h + h // 2 - 3 : r * h + h // 2 + 3, c * w + w // 2 - 3 : c * w + w // 2 + 3])
+    white = np.percentile(grid.reshape(-1, 3), 95, axis=0)
+    model = ColourModel.learn(samples, white=white)
+    assert model.labels == ("blue", "red")
+    read = np.array(_read(scene, model=model).labels, dtype=object)
+    assert np.all(read[truth == "green"] == "red")
+    assert np.all(read[truth == "blue"] == "blue")
+    assert np.all(read[truth == "empty"] == "empty")
+
+
+def test_a_reference_of_the_wrong_size_is_refused():
+    reader = CellReader(edition="classic")
+    with pytest.raises(ValueError, match="reference"):
+        reader.set_reference(np.zeros((10, 10, 3), np.uint8))

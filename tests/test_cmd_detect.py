@@ -1,0 +1,85 @@
+"""`sequence-companion detect`: readable and JSON output, overlay, and every bad input."""
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from companion_web.cli import main
+from vision.sim import random_spec, render
+
+
+@pytest.fixture(scope="module")
+def board(tmp_path_factory):
+    scene = render(random_spec(9, edition="classic", difficulty="easy"))
+    path = tmp_path_factory.mktemp("detect") / "board.png"
+    cv2.imwrite(str(path), scene.frame)
+    corners = ",".join(f"{v:.2f}" for v in scene.corners.ravel())
+    return scene, path, corners
+
+
+def test_json_output_with_corners(board, capsys):
+    scene, path, corners = board
+    assert main(["detect", str(path), "--corners", corners, "--json"]) == 0
+    out = capsys.readouterr().out
+    data = json.loads(out)
+    assert out.count("\n") == 1
+    assert data["cells"] == [list(row) for row in scene.labels]
+    assert np.allclose(data["corners"], scene.corners, atol=0.01)
+    assert 0.0 <= data["orientation_confidence"] <= 1.0
+
+
+def test_readable_output_is_the_engine_notation(board, capsys):
+    scene, path, corners = board
+    assert main(["detect", str(path), "--corners", corners]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    grid = lines[:10]
+    assert all(len(line) == 10 and set(line) <= set("*.BGRYW") for line in grid)
+    assert grid[0][0] == "*" and grid[9][9] == "*"
+    letters = {"empty": ".", "free": "*", "blue": "B", "green": "G", "red": "R"}
+    assert grid == ["".join(letters[v] for v in row) for row in scene.labels]
+    assert any(line.startswith("corners:") for line in lines)
+
+
+def test_overlay_is_written(board, tmp_path, capsys):
+    _, path, corners = board
+    out = tmp_path / "overlay.png"
+    assert main(["detect", str(path), "--corners", corners, "--overlay", str(out)]) == 0
+    image = cv2.imread(str(out))
+    source = cv2.imread(str(path))
+    assert image is not None and image.shape == source.shape
+    assert np.any(image != source)
+
+
+def _bad_inputs(tmp_path, board):
+    _, path, _ = board
+    text = tmp_path / "notes.txt"
+    text.write_text("not an image")
+    empty = tmp_path / "empty.png"
+    empty.write_bytes(b"")
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((240, 320, 3), 128, np.uint8))
+    return {
+        "missing file": [str(tmp_path / "nope.png")],
+        "not an image": [str(text)],
+        "empty image": [str(empty)],
+        "board not found": [str(blank)],
+        "malformed corners": [str(path), "--corners", "1,2,3"],
+        "non-numeric corners": [str(path), "--corners", "a,b,c,d,e,f,g,h"],
+        "degenerate corners": [str(path), "--corners", "0,0,1,1,2,2,3,3"],
+    }
+
+
+@pytest.mark.parametrize("case", ["missing file", "not an image", "empty image", "board not found",
+                                  "malformed corners", "non-numeric corners", "degenerate corners"])
+def test_bad_input_is_one_line_and_non_zero(case, board, tmp_path, capsys):
+    args = _bad_inputs(tmp_path, board)[case]
+    assert main(["detect", *args]) != 0
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1 and "Traceback" not in captured.err
+    assert main(["detect", *args, "--json"]) != 0
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    assert set(data) == {"error"} and data["error"]

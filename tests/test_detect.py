@@ -1,0 +1,87 @@
+"""The detect composition: corners override, falsy result with a reason, JSON shape, text notation."""
+
+import json
+
+import numpy as np
+import pytest
+
+from vision.detect import Detection, detect, label_grid_text
+from vision.sim import random_spec, render
+
+
+@pytest.fixture(scope="module")
+def scene():
+    return render(random_spec(7, edition="classic", difficulty="easy"))
+
+
+def test_corners_given_are_used_and_cells_read(scene):
+    det = detect(scene.frame, corners=scene.corners, edition="classic")
+    assert det
+    assert det.source == "corners"
+    assert np.allclose(det.corners, scene.corners)
+    assert det.labels == [list(row) for row in scene.labels]
+    assert det.confidence.shape == (10, 10)
+    assert {"read", "total"} <= set(det.timings)
+
+
+def test_to_dict_is_the_json_contract(scene):
+    data = json.loads(json.dumps(detect(scene.frame, corners=scene.corners).to_dict()))
+    assert len(data["corners"]) == 4 and all(len(p) == 2 for p in data["corners"])
+    assert len(data["cells"]) == 10 and all(len(row) == 10 for row in data["cells"])
+    assert isinstance(data["orientation_confidence"], float)
+    assert set(v for row in data["cells"] for v in row) <= {
+        "free", "empty", "blue", "green", "red", "yellow", "flipped"
+    }
+
+
+def test_no_board_is_a_falsy_result_with_a_reason():
+    blank = np.full((480, 640, 3), 128, np.uint8)
+    det = detect(blank)
+    assert not det
+    assert det.reason
+    assert det.to_dict()["error"]
+
+
+def test_profile_supplies_corners_edition_and_colours(scene):
+    class FakeProfile:
+        edition = "classic"
+        corners = scene.corners.tolist()
+        colour_model = None
+
+    det = detect(scene.frame, profile=FakeProfile())
+    assert det and det.source == "profile"
+    assert det.labels == [list(row) for row in scene.labels]
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"edition": "travel"}, "edition"),
+        ({"corners": [[0, 0], [1, 1]]}, "corners"),
+    ],
+)
+def test_bad_arguments_raise_value_error(scene, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        detect(scene.frame, **kwargs)
+
+
+def test_bad_frames_raise_value_error():
+    with pytest.raises(ValueError, match="frame"):
+        detect(np.zeros((10, 10), np.uint8))
+    with pytest.raises(ValueError, match="frame"):
+        detect("not an image")
+
+
+def test_text_notation_prints_flipped_as_w():
+    labels = [["empty"] * 10 for _ in range(10)]
+    for r, c in ((0, 0), (0, 9), (9, 9), (9, 0)):
+        labels[r][c] = "free"
+    labels[1][2], labels[3][4], labels[5][6] = "blue", "flipped", "yellow"
+    text = label_grid_text(labels).splitlines()
+    assert text[0] == "*........*"
+    assert text[1][2] == "B" and text[3][4] == "W" and text[5][6] == "Y"
+    assert len(text) == 10 and all(len(line) == 10 for line in text)
+
+
+def test_a_failed_detection_is_falsy():
+    assert not Detection(reason="board not found")
