@@ -186,6 +186,24 @@ def cell_difference(a: np.ndarray, b: np.ndarray, rectifier: Rectifier, *, inner
     return cell_mean(cv2.absdiff(a, b), rectifier, inner=inner).mean(axis=2)
 
 
+def structural_difference(a: np.ndarray, b: np.ndarray, rectifier: Rectifier, *, max_gain: float) -> np.ndarray:
+    """Per-cell change ``(10, 10)`` of two coarse boards after each cell's own gain divides out.
+
+    Each cell of ``a`` is divided, per channel, by the ratio of its mean to the same cell's mean
+    in ``b`` (clipped to ``[1 / max_gain, max_gain]``), so light, shadows and flicker leave it
+    near zero while a chip, a hand or a shifted grid (new structure) do not. 0..255 scale.
+    """
+    r = rectifier
+    f = r.size[1] // a.shape[0]
+    ch, cw, my, mx = r.cell_h // f, r.cell_w // f, r.margin_y // f, r.margin_x // f
+    ga = a[my : my + SIZE * ch, mx : mx + SIZE * cw].reshape(SIZE, ch, SIZE, cw, -1)
+    gb = b[my : my + SIZE * ch, mx : mx + SIZE * cw].reshape(SIZE, ch, SIZE, cw, -1)
+    ma = ga.mean(axis=(1, 3), keepdims=True)
+    mb = gb.mean(axis=(1, 3), keepdims=True)
+    gain = np.clip((ma + 1.0) / (mb + 1.0), 1.0 / max_gain, max_gain)
+    return np.abs(ga / gain - gb).mean(axis=(1, 3, 4))
+
+
 def skin_mask(rect: np.ndarray, config: MotionConfig) -> np.ndarray:
     """Boolean ``(h, w)`` mask of skin-like pixels of a rectified BGR board."""
     ycc = cv2.cvtColor(np.clip(rect, 0, 255).astype(np.uint8), cv2.COLOR_BGR2YCrCb)
@@ -203,8 +221,9 @@ def new_skin(rect: np.ndarray, norm: np.ndarray, base: np.ndarray, base_skin: np
              config: MotionConfig) -> np.ndarray:
     """Skin-like pixels of ``rect`` that were not skin-like in ``base`` and clearly changed.
 
-    ``norm`` is ``rect`` divided by its gain over ``base``; the change test keeps noise and
-    half-red ink edges (skin-like in colour) from flickering in and out.
+    Works on rectified boards or their coarse views alike. ``norm`` is ``rect`` divided by
+    its gain over ``base``; the change test keeps noise and half-red ink edges (skin-like in
+    colour) from flickering in and out.
     """
     changed = cv2.absdiff(norm, base).max(axis=2) > config.skin_change
     return skin_mask(rect, config) & changed & ~base_skin
@@ -273,3 +292,12 @@ def regions_touching(changed: np.ndarray, seeds: np.ndarray) -> np.ndarray:
     hit = np.unique(labels[grown & changed])
     hit = hit[hit > 0]
     return np.isin(labels, hit)
+
+
+def large_regions(mask: np.ndarray, max_cells: int) -> np.ndarray:
+    """Cells of ``mask`` in 8-connected regions of more than ``max_cells`` cells."""
+    if mask.sum() <= max_cells:
+        return np.zeros_like(mask)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+    big = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] > max_cells]
+    return np.isin(labels, big)

@@ -40,15 +40,16 @@ from vision.motion import (
     MotionConfig,
     Rectifier,
     align,
-    cell_difference,
     cell_fraction,
     dilate_cells,
     grey,
+    large_regions,
     new_skin,
     phase_shift,
     regions_touching,
     relative_gain,
     skin_mask,
+    structural_difference,
     warp_displacement,
 )
 
@@ -67,20 +68,27 @@ class TrackConfig:
     """Per-cell mean absolute difference between consecutive frames that counts as motion."""
     change_threshold: float = 8.0
     """Per-cell mean absolute difference against the background that counts as a change."""
+    max_cell_gain: float = 2.5
+    """Light may brighten or darken one cell at most this much (beyond it is a change)."""
+    max_change_region: int = 10
+    """A connected changed region larger than this (cells) is an arm or sleeve, never moves."""
+    relight_after_seconds: float = 3.0
+    """Most of the board changed, unmoved and still, this long: accept it as the new look."""
     skin_fraction: float = 0.2
     """Fraction of a cell's pixels newly skin-like that means a hand is over it."""
     occlusion_grow: int = 1
     """Cells around moving or skin cells that are unknown too (fingers, shadows)."""
     still_seconds: float = 0.2
-    """A changed cell must be clear (not unknown, nor its neighbours) this long to be committed."""
-    stable_seconds: float = 0.13
-    """... and read the same label this long ..."""
-    min_stable_frames: int = 2
-    """... in at least this many consecutive frames."""
+    """A changed cell must be clear (not unknown, nor its neighbours) this long before it is read:
+    its look is then stable, so one sure reading commits it (the reader is the costly part)."""
+    min_stable_frames: int = 1
+    """Sure readings needed (in a row, same label) to commit."""
     min_confidence: float = 0.5
-    """Readings at least this sure commit after ``stable_seconds`` ..."""
+    """Readings at least this sure commit at once ..."""
+    reread_seconds: float = 0.25
+    """... less sure ones are read again this often ..."""
     patient_seconds: float = 1.0
-    """... less sure ones (down to ``min_confidence_patient``) only after this long unchanged."""
+    """... and commit (down to ``min_confidence_patient``) once the same for this long."""
     min_confidence_patient: float = 0.2
     first_still_seconds: float = 0.4
     """The first board is committed once the whole board was still and read the same this long."""
@@ -92,6 +100,8 @@ class TrackConfig:
     """Corner displacement (rectified pixels) below which a global change is lighting."""
     realign_min_correlation: float = 0.6
     """ECC correlation a re-alignment must reach to be trusted."""
+    relock_improvement: float = 0.6
+    """A re-lock is kept only if the mean per-cell change drops below this fraction of before."""
     drift_every: int = 3
     """Check the lock by phase correlation every this many still frames."""
     drift_px: float = 0.6
@@ -209,8 +219,11 @@ class BoardTracker:
         self._cand_label = np.full(shape, "", dtype=object)
         self._cand_since = np.full(shape, np.nan)
         self._cand_frames = np.zeros(shape, dtype=int)
+        self._cand_read = np.full(shape, np.nan)
+        self._cand_conf = np.zeros(shape, dtype=np.float32)
         self._global_since: float | None = None
         self._global_still: float | None = None
+        self._global_judged = False
         self._still_frames = 0
         self._last_still_frame: np.ndarray | None = None
         self._ref_cache: Any = None
@@ -292,12 +305,10 @@ class BoardTracker:
         """Before the first commit: wait until the whole board is still and reads the same."""
         cfg, rf = self.config, self._rectifier
         assert rf is not None
-        inner = cfg.motion.inner_fraction
         co = rf.coarse(rect)
         moving = np.zeros((SIZE, SIZE), dtype=bool)
         if self._prev is not None:
-            gain = relative_gain(co, self._prev, rf, inner=inner)
-            moving = cell_difference(co / gain, self._prev, rf, inner=inner) > cfg.motion_threshold
+            moving = self._structure(co, self._prev) > cfg.motion_threshold
         self._prev = co
         if moving.any() or self._still_since is None:
             self._still_since = t
@@ -328,15 +339,21 @@ class BoardTracker:
     def _rebaseline(self, frame: np.ndarray, rect: np.ndarray) -> None:
         """The current view becomes the background (after a commit of all, a relight or re-lock)."""
         self._set_background(rect.copy())
-        self._bg_skin = skin_mask(rect, self.config.motion)
+        assert self._bg_co is not None
+        self._bg_skin = skin_mask(self._bg_co, self.config.motion)
         assert self._bg_co is not None
         self._prev = self._bg_co
         self._last_still_frame = frame.copy()
         self._ref_cache = None
         self._cand_since[:] = np.nan
+        self._cand_read[:] = np.nan
         self._cand_frames[:] = 0
         self._clear_since[:] = np.nan
         self._global_since = self._global_still = None
+
+    def _structure(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        assert self._rectifier is not None
+        return structural_difference(a, b, self._rectifier, max_gain=self.config.max_cell_gain)
 
     def _set_background(self, bg: np.ndarray) -> None:
         assert self._rectifier is not None
@@ -354,18 +371,19 @@ class BoardTracker:
         co = rf.coarse(rect)
         gain = relative_gain(co, self._bg_co, rf, inner=inner)
         norm = rect / gain
-        prev_gain = relative_gain(co, self._prev, rf, inner=inner)
-        moving = cell_difference(co / prev_gain, self._prev, rf, inner=inner) > cfg.motion_threshold
+        moving = self._structure(co, self._prev) > cfg.motion_threshold
         self._prev = co
-        change = cell_difference(co / gain, self._bg_co, rf, inner=inner)
+        change = self._structure(co, self._bg_co)
         changed = change > cfg.change_threshold
-        fresh_skin = new_skin(rect, norm, self._bg, self._bg_skin, cfg.motion)
+        fresh_skin = new_skin(co, co / gain, self._bg_co, self._bg_skin, cfg.motion)
         skin = cell_fraction(fresh_skin, rf, inner=inner) > cfg.skin_fraction
         seeds = moving | skin
         hand = dilate_cells(skin, cfg.occlusion_grow)
         board_wide = max(float((changed & ~hand).mean()), float(moving.mean()))
         if self._global_since is not None or board_wide >= cfg.global_fraction:
-            return self._global_change(frame, rect, norm, moving, t)
+            waiting = self._global_change(frame, rect, norm, moving, change, t)
+            if waiting is not None:
+                return waiting
         self._unreadable_since = None
 
         relocked = False
@@ -374,53 +392,62 @@ class BoardTracker:
         else:
             self._still_frames += 1
             if self._still_frames % cfg.drift_every == 0 and changed.any() and self._drifted(norm):
-                relocked = self._realign(frame, norm)
+                relocked = self._realign(frame, norm, float(change.mean()))
                 if relocked:
                     return self._update(t, "live", labels=self.committed, relocked=True,
                                         unknown=np.zeros((SIZE, SIZE), dtype=bool), message="re-locked")
 
-        unknown = dilate_cells(seeds, cfg.occlusion_grow) | regions_touching(changed, seeds)
+        unknown = (
+            dilate_cells(seeds, cfg.occlusion_grow)
+            | regions_touching(changed, seeds)
+            | large_regions(changed, cfg.max_change_region)
+        )
         self._clear_since[unknown] = np.nan
         self._clear_since[~unknown & np.isnan(self._clear_since)] = t
         candidates = changed & ~unknown
-        labels = np.where(unknown, UNKNOWN, self.committed).astype(object)
-        committed = None
-        if candidates.any():
-            read, conf = self._read(frame)
-            labels[candidates] = read[candidates]
-            committed = self._consider(frame, norm, candidates, read, conf, t)
+        committed = self._consider(frame, norm, candidates, t)
         self._cand_since[~candidates] = np.nan
+        self._cand_read[~candidates] = np.nan
         self._cand_frames[~candidates] = 0
-        self._adapt(norm, change, unknown)
-        if committed is not None:
-            labels = np.where(unknown, UNKNOWN, self.committed).astype(object)
+        self._adapt(co / gain, change, unknown)
+        labels = np.where(unknown, UNKNOWN, self.committed).astype(object)
+        pending = candidates & ~np.isnan(self._cand_read)
+        labels[pending] = self._cand_label[pending]
+        unread = candidates & np.isnan(self._cand_read)
+        labels[unread] = UNKNOWN
         state = "occluded" if unknown.any() else "live"
-        return self._update(t, state, committed=committed, labels=labels, unknown=unknown)
+        return self._update(t, state, committed=committed, labels=labels, unknown=unknown | unread)
 
     def _consider(
-        self, frame: np.ndarray, norm: np.ndarray, candidates: np.ndarray, read: np.ndarray,
-        conf: np.ndarray, t: float,
+        self, frame: np.ndarray, norm: np.ndarray, candidates: np.ndarray, t: float
     ) -> list[list[str]] | None:
-        """Advance the candidates' stability; commit whole changed regions that are ready."""
+        """Read changed cells once they have been clear for ``still_seconds`` (unsure ones again
+        every ``reread_seconds``) and commit whole changed regions whose reading is sure."""
         cfg = self.config
         assert self.committed is not None
-        same = candidates & (read == self._cand_label) & ~np.isnan(self._cand_since)
-        fresh = candidates & ~same
-        self._cand_label[fresh] = read[fresh]
-        self._cand_since[fresh] = t
-        self._cand_frames[fresh] = 1
-        self._cand_frames[same] += 1
+        clear_for = t - np.nan_to_num(self._clear_since, nan=t)
+        settled = candidates & (clear_for >= cfg.still_seconds)
+        due = settled & (np.isnan(self._cand_read) | (t - np.nan_to_num(self._cand_read, nan=t) >= cfg.reread_seconds))
+        due &= ~(self._cand_conf >= cfg.min_confidence) | np.isnan(self._cand_read)
+        if due.any():
+            read, conf = self._read(frame)
+            same = due & (read == self._cand_label) & ~np.isnan(self._cand_since)
+            fresh = due & ~same
+            self._cand_label[fresh] = read[fresh]
+            self._cand_since[fresh] = t
+            self._cand_frames[fresh] = 1
+            self._cand_frames[same] += 1
+            self._cand_conf[due] = conf[due]
+            self._cand_read[due] = t
+        read_cells = settled & ~np.isnan(self._cand_read)
         stable_for = t - np.nan_to_num(self._cand_since, nan=t)
-        sure = (conf >= cfg.min_confidence) | (
-            (conf >= cfg.min_confidence_patient) & (stable_for >= cfg.patient_seconds)
+        sure = (self._cand_conf >= cfg.min_confidence) & (self._cand_frames >= cfg.min_stable_frames)
+        patient = (
+            (self._cand_conf >= cfg.min_confidence_patient)
+            & (stable_for >= cfg.patient_seconds)
+            & (self._cand_frames >= 2)
         )
-        ready = (
-            candidates
-            & sure
-            & (t - np.nan_to_num(self._clear_since, nan=t) >= cfg.still_seconds)
-            & (stable_for >= cfg.stable_seconds)
-            & (self._cand_frames >= cfg.min_stable_frames)
-        )
+        ready = read_cells & (sure | patient)
         if not ready.any():
             return None
         # A changed region is committed whole: never half a flip of five chips.
@@ -433,6 +460,7 @@ class BoardTracker:
         new = self.committed.copy()
         new[ready] = self._cand_label[ready]
         self._cand_since[ready] = np.nan
+        self._cand_read[ready] = np.nan
         self._cand_frames[ready] = 0
         if np.array_equal(new, self.committed):
             return None
@@ -447,31 +475,41 @@ class BoardTracker:
         self._ref_cache = None
         return _grid(new)
 
-    def _pixel_mask(self, cells: np.ndarray) -> np.ndarray:
-        """``(h, w, 1)`` float32 mask of the rectified pixels of ``cells`` (10x10 bool)."""
+    def _pixel_mask(self, cells: np.ndarray, *, coarse: bool) -> np.ndarray:
+        """``(h, w, 1)`` float32 mask of the rectified (or coarse) pixels of ``cells`` (10x10 bool)."""
         rf = self._rectifier
-        assert rf is not None and self._bg is not None
-        mask = np.zeros(self._bg.shape[:2], dtype=np.float32)
-        block = np.kron(cells.astype(np.float32), np.ones((rf.cell_h, rf.cell_w), np.float32))
-        mask[rf.margin_y : rf.margin_y + block.shape[0], rf.margin_x : rf.margin_x + block.shape[1]] = block
+        assert rf is not None
+        f = rf.block if coarse else 1
+        w, h = rf.size
+        mask = np.zeros((h // f, w // f), dtype=np.float32)
+        block = np.kron(cells.astype(np.float32), np.ones((rf.cell_h // f, rf.cell_w // f), np.float32))
+        y, x = rf.margin_y // f, rf.margin_x // f
+        mask[y : y + block.shape[0], x : x + block.shape[1]] = block
         return mask[..., None]
 
     def _absorb(self, norm: np.ndarray, cells: np.ndarray) -> None:
-        """The current look of ``cells`` becomes their background."""
-        assert self._bg is not None and self._bg_skin is not None
-        m = self._pixel_mask(cells)
-        self._set_background(self._bg * (1 - m) + norm * m)
-        self._bg_skin = np.where(m[..., 0] > 0, skin_mask(norm, self.config.motion), self._bg_skin)
+        """The current look of ``cells`` becomes their background (``norm``: gain-normalised rect)."""
+        assert self._bg is not None and self._bg_co is not None and self._bg_skin is not None
+        rf = self._rectifier
+        assert rf is not None
+        m = self._pixel_mask(cells, coarse=False)
+        self._bg = self._bg * (1 - m) + norm * m
+        self._bg_grey = grey(self._bg)
+        mc = self._pixel_mask(cells, coarse=True)
+        norm_co = rf.coarse(norm)
+        self._bg_co = self._bg_co * (1 - mc) + norm_co * mc
+        self._bg_skin = np.where(mc[..., 0] > 0, skin_mask(norm_co, self.config.motion), self._bg_skin)
 
-    def _adapt(self, norm: np.ndarray, change: np.ndarray, unknown: np.ndarray) -> None:
-        """Cells far below the change threshold follow slow light changes."""
+    def _adapt(self, co_norm: np.ndarray, change: np.ndarray, unknown: np.ndarray) -> None:
+        """Cells far below the change threshold follow slow light changes (coarse background only:
+        the full one serves alignment, which ignores light)."""
         cfg = self.config
         quiet = ~unknown & (change < cfg.adapt_below * cfg.change_threshold)
         if not quiet.any() or cfg.adapt_rate <= 0:
             return
-        assert self._bg is not None
-        m = self._pixel_mask(quiet) * cfg.adapt_rate
-        self._set_background(self._bg + (norm - self._bg) * m)
+        assert self._bg_co is not None
+        m = self._pixel_mask(quiet, coarse=True) * cfg.adapt_rate
+        self._bg_co = self._bg_co + (co_norm - self._bg_co) * m
 
     # -- bumps, drift, light --------------------------------------------------------------------
 
@@ -480,75 +518,106 @@ class BoardTracker:
         dx, dy, _ = phase_shift(grey(norm), self._bg_grey)
         return math.hypot(dx, dy) >= self.config.drift_px
 
-    def _realign(self, frame: np.ndarray, norm: np.ndarray) -> bool:
-        """Align the board to the background by ECC and re-lock; True when it moved and now fits."""
+    def _realign(self, frame: np.ndarray, norm: np.ndarray, before: float) -> bool:
+        """Align the board to the background by ECC and re-lock; True when it moved and now fits.
+
+        ``before``: the mean per-cell change against the background under the current lock.
+        """
         assert self._bg_grey is not None
         found = align(grey(norm), self._bg_grey, self.config.motion)
-        return found is not None and self._apply_warp(frame, *found)
+        return found is not None and self._apply_warp(frame, *found, before=before)
 
-    def _apply_warp(self, frame: np.ndarray, warp: np.ndarray, correlation: float) -> bool:
+    def _apply_warp(self, frame: np.ndarray, warp: np.ndarray, correlation: float, *, before: float) -> bool:
         """Re-lock by the rectified-space ``warp`` if it moves the grid and explains the change."""
         cfg, rf = self.config, self._rectifier
-        assert rf is not None and self._bg is not None
+        assert rf is not None
         moved = warp_displacement(warp, rf)
         if correlation < cfg.realign_min_correlation or moved < cfg.realign_min_px:
             return False
+        if not self._try_lock(frame, rf.moved(warp), before=before):
+            return False
+        log.info("frame %d: board moved %.1f px; re-locked", self._index, moved)
+        return True
+
+    def _try_lock(self, frame: np.ndarray, corners: np.ndarray, *, before: float) -> bool:
+        """Lock onto ``corners`` if the board then matches its last still look much better than
+        ``before`` (mean per-cell change); re-baseline and True, else keep the old lock.
+
+        The check keeps an arm that fools the alignment, or a wrong re-detection, from moving
+        the grid: the background is the same board with the same chips.
+        """
+        cfg, rf = self.config, self._rectifier
+        assert rf is not None and self._bg is not None
         old = rf.corners
-        self._lock(rf.moved(warp), frame)
+        self._lock(corners, frame)
         assert self._rectifier is not None
         rect = self._rectifier.rectify(frame)
-        inner = cfg.motion.inner_fraction
-        co = self._rectifier.coarse(rect)
-        bg_co = self._rectifier.coarse(self._bg)
-        gain = relative_gain(co, bg_co, self._rectifier, inner=inner)
-        change = cell_difference(co / gain, bg_co, self._rectifier, inner=inner)
-        if (change > cfg.change_threshold).mean() >= cfg.global_fraction:
-            log.info("re-alignment did not explain the change; keeping the old lock")
+        after = float(self._structure(self._rectifier.coarse(rect), self._rectifier.coarse(self._bg)).mean())
+        if after > cfg.relock_improvement * before:
+            log.info("frame %d: a re-lock would not fit the board (change %.1f -> %.1f); keeping the lock",
+                     self._index, before, after)
             self._lock(old, frame)
             return False
         # Same board, same chips, a new view: what the camera sees now is the background.
         self._rebaseline(frame, rect)
-        log.info("frame %d: board moved %.1f px; re-locked", self._index, moved)
         return True
 
     def _global_change(
-        self, frame: np.ndarray, rect: np.ndarray, norm: np.ndarray, moving: np.ndarray, t: float
-    ) -> TrackUpdate:
-        """Most of the board changed at once: wait for stillness, then re-lock or re-normalise.
+        self, frame: np.ndarray, rect: np.ndarray, norm: np.ndarray, moving: np.ndarray, change: np.ndarray,
+        t: float,
+    ) -> TrackUpdate | None:
+        """Most of the board changed at once: wait for stillness, then re-lock if it moved.
 
-        Only motion is waited for: after a bump, printed red ink lands where white card was and
-        looks like new skin.
+        Returns the update while the change lasts, or None once it is gone (a flicker, an arm
+        that left) so the frame is tracked as usual. Only motion is waited for: after a bump,
+        printed red ink lands where white card was and looks like new skin. Alignment (ECC) is
+        tried once per still stretch.
         """
         cfg = self.config
         if self._global_since is None:
             self._global_since = t
-            log.info("frame %d: most of the board changed at once (bump or light)", self._index)
-        if moving.any() or self._global_still is None:
-            self._global_still = None if moving.any() else t
-            return self._update(t, self._lost_state(t, "relocking"), message="board moved or light changed")
+            self._global_judged = False
+            log.info("frame %d: most of the board changed at once (bump, arm or light)", self._index)
+        waiting = self._update(t, self._lost_state(t, "relocking"), message="board moved or covered")
+        if moving.any():
+            self._global_still = None
+            self._global_judged = False
+            return waiting
+        if self._global_still is None:
+            self._global_still = t
         if t - self._global_still < cfg.settle_seconds:
-            return self._update(t, self._lost_state(t, "relocking"), message="board moved or light changed")
-        assert self._bg_grey is not None and self._rectifier is not None
-        found = align(grey(norm), self._bg_grey, cfg.motion)
-        if found is not None and warp_displacement(found[0], self._rectifier) < cfg.realign_min_px:
-            log.info("frame %d: the light changed; re-normalising", self._index)
+            return waiting
+        if not self._global_judged:
+            self._global_judged = True
+            if self._judge_moved(frame, norm, float(change.mean())):
+                self._global_since = self._global_still = None
+                return self._update(t, "live", labels=self.committed, relocked=True,
+                                    unknown=np.zeros((SIZE, SIZE), dtype=bool), message="re-locked")
+        if (change > cfg.change_threshold).mean() < cfg.global_fraction:
+            self._global_since = self._global_still = None
+            return None
+        waiting = self._update(t, "occluded", message="board covered")
+        if t - self._global_still >= cfg.relight_after_seconds:
+            log.info("frame %d: the board looks different but has not moved; re-normalising", self._index)
             self._rebaseline(frame, rect)
             return self._update(t, "live", labels=self.committed,
                                 unknown=np.zeros((SIZE, SIZE), dtype=bool), message="light changed")
-        if found is not None and self._apply_warp(frame, *found):
-            self._global_since = self._global_still = None
-            return self._update(t, "live", labels=self.committed, relocked=True,
-                                unknown=np.zeros((SIZE, SIZE), dtype=bool), message="re-locked")
-        corners = self._relocate(frame)
-        if corners is None:
-            self._global_still = None
-            return self._update(t, self._lost_state(t, "relocking"), message="board lost; looking for it")
-        self._lock(corners, frame)
-        assert self._rectifier is not None
-        self._rebaseline(frame, self._rectifier.rectify(frame))
-        log.info("frame %d: board re-found from scratch", self._index)
-        return self._update(t, "live", labels=self.committed, relocked=True,
-                            unknown=np.zeros((SIZE, SIZE), dtype=bool), message="re-locked")
+        return waiting
+
+    def _judge_moved(self, frame: np.ndarray, norm: np.ndarray, before: float) -> bool:
+        """Did the board move? Re-lock by alignment, else by re-finding it; True once re-locked."""
+        cfg = self.config
+        assert self._bg_grey is not None and self._rectifier is not None
+        found = align(grey(norm), self._bg_grey, cfg.motion)
+        moved = found is not None and warp_displacement(found[0], self._rectifier) >= cfg.realign_min_px
+        if moved and self._apply_warp(frame, *found, before=before):
+            return True
+        if found is None or moved:
+            corners = self._relocate(frame)
+            if corners is not None and self._try_lock(frame, corners, before=before):
+                log.info("frame %d: board re-found", self._index)
+                return True
+        return False
 
     # -- output ---------------------------------------------------------------------------------
 
