@@ -99,6 +99,7 @@ class RenderConfig:
     chip_thickness: float = 0.09  # cell heights
     noise_pad: int = 32
     contact_shadow: float = 0.4  # darkening of the table right at the board's edge
+    table_variants: int = 2  # textures per table kind (each kept in memory)
     plain_table_chance: float = 0.25  # share of random scenes on a plain white or dark table
     chip_max_radius: float = 0.45  # a chip never overflows its cell's height (wide Jumbo cells)
     chip_shades: tuple[float, ...] = (0.94, 1.0, 1.05)  # per-chip brightness variants
@@ -239,6 +240,7 @@ def _draw_chips(board: np.ndarray, spec: SceneSpec, art: BoardArt, level: int, l
     rng = np.random.default_rng(spec.seed * 7919 + 17)  # per cell, stable across frames of a game
     jit = rng.uniform(-1, 1, (SIZE, SIZE, 2)) * spec.chip_jitter
     shade = rng.integers(0, len(CONFIG.chip_shades), (SIZE, SIZE))  # chips of one colour differ a little
+    colours: dict[str, tuple[int, int, int]] = {}
     scale = 1.0 / (1 << level)
     ch = art.cell_size[1]
     cw = art.cell_size[0]
@@ -251,9 +253,22 @@ def _draw_chips(board: np.ndarray, spec: SceneSpec, art: BoardArt, level: int, l
             x, y = art.cell_centre(r, c)
             x = (x + jit[r, c, 0] * ch) * scale
             y = (y + jit[r, c, 1] * ch) * scale
-            colour = _chip_colour(spec, lab, CONFIG.chip_shades[shade[r, c]])
-            sprite = chip_sprite(colour, radius, look, lab == "flipped")
+            if lab not in colours:
+                colours[lab] = _chip_colour(spec, lab)
+            sprite = _shaded_sprite(colours[lab], radius, look, lab == "flipped", CONFIG.chip_shades[shade[r, c]])
             stamp(board, sprite, (x, y))
+
+
+@lru_cache(maxsize=64)
+def _shaded_sprite(colour: tuple[int, int, int], radius: float, look: ChipLook, flipped: bool,
+                   gain: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A chip sprite a little lighter or darker (one chip is not quite like the next)."""
+    col, a, inv = chip_sprite(colour, radius, look, flipped)
+    if gain == 1.0:
+        return col, a, inv
+    shaded = cv2.convertScaleAbs(col, alpha=gain)
+    shaded.setflags(write=False)
+    return shaded, a, inv
 
 
 @lru_cache(maxsize=4)
@@ -262,7 +277,7 @@ def _table_layer(kind: str, variant: int, cam_key: tuple) -> np.ndarray:
     the table is background, slightly out of focus, and this halves the cost."""
     cam = _camera_cached(*cam_key)
     w, h = cam.size
-    levels = table_texture(kind, variant)
+    levels = table_texture(kind, variant % CONFIG.table_variants)
     n = levels[0].shape[0]
     s = 2 * TABLE_EXTENT / n  # plane units per level-0 texture pixel
     T = np.array([[s, 0, -TABLE_EXTENT], [0, s, -TABLE_EXTENT], [0, 0, 1.0]])
@@ -349,17 +364,27 @@ def _lighting_maps(spec: SceneSpec, shadow: np.ndarray, glossy: float) -> tuple[
     return gain, add
 
 
-@lru_cache(maxsize=4)
-def _distortion_maps(size: tuple[int, int], k: float) -> tuple[np.ndarray, np.ndarray]:
-    """cv2.remap maps of barrel distortion: distorted pixel p samples c + (p - c)(1 + k r^2),
-    r = |p - c| / half-diagonal. Fixed-point maps (fast)."""
+@lru_cache(maxsize=2)
+def _radial_fields(size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Pixel grids and their radial displacement per unit k (the model is linear in k)."""
     w, h = size
     c = np.array([(w - 1) / 2, (h - 1) / 2], np.float32)
-    half = float(np.hypot(w, h) / 2)
+    half2 = float(np.hypot(w, h) / 2) ** 2
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     dx, dy = xx - c[0], yy - c[1]
-    f = 1.0 + k * (dx * dx + dy * dy) / (half * half)
-    return cv2.convertMaps(c[0] + dx * f, c[1] + dy * f, cv2.CV_16SC2)
+    r2 = (dx * dx + dy * dy) / half2
+    out = (xx, yy, dx * r2, dy * r2)
+    for a in out:
+        a.setflags(write=False)
+    return out
+
+
+@lru_cache(maxsize=2)
+def _distortion_maps(size: tuple[int, int], k: float) -> tuple[np.ndarray, np.ndarray]:
+    """cv2.remap maps of barrel distortion: distorted pixel p samples c + (p - c)(1 + k r^2),
+    r = |p - c| / half-diagonal. Fixed-point maps (fast to apply; a game reuses them)."""
+    xx, yy, ax, ay = _radial_fields(size)
+    return cv2.convertMaps(cv2.scaleAdd(ax, k, xx), cv2.scaleAdd(ay, k, yy), cv2.CV_16SC2)
 
 
 def distort_points(pts: np.ndarray, size: tuple[int, int], k: float) -> np.ndarray:
@@ -577,21 +602,29 @@ class Difficulty:
     chip_jitter: Range
     tint: float  # chip hue/value variation
     distortion: Range = (0.0, 0.0)  # barrel lens distortion
+    distortion_chance: float = 1.0  # share of scenes with a distorting lens
     fold: Range = (0.0, 0.0)  # a folding board's halves rise towards the crease (degrees)
 
 
 DIFFICULTIES: dict[str, Difficulty] = {
-    "easy": Difficulty((0, 20), 12, (0.65, 0.95), (50, 65), (0.85, 1.15), 0.05, (0, 0.08), (0, 0.1),
-                       0.2, (0.05, 0.2), (0, 0), (0, 0), (0, 1), 1, (0, 0.5), 0.0, (0, 0), (1, 2.5),
-                       (88, 95), (0.95, 1.05), (0.02, 0.06), 0.04),
-    "normal": Difficulty((0, 40), 45, (0.45, 0.95), (45, 75), (0.6, 1.3), 0.15, (0, 0.2), (0, 0.3),
-                         0.5, (0.1, 0.5), (0, 1), (0.15, 0.4), (0, 3), 3, (0, 1.2), 0.15, (2, 6),
-                         (2, 5), (60, 95), (0.85, 1.15), (0.03, 0.1), 0.08, distortion=(0.0, 0.035),
-                         fold=(0.0, 0.8)),
-    "hard": Difficulty((35, 50), 45, (0.35, 0.5), (60, 78), (0.4, 1.6), 0.28, (0.2, 0.35), (0.3, 0.5),
-                       1.0, (0.5, 0.9), (1, 2), (0.35, 0.55), (3, 4), 5, (1.0, 1.8), 0.5, (4, 9),
-                       (6, 10), (35, 55), (0.7, 1.3), (0.08, 0.12), 0.12, distortion=(0.04, 0.07),
-                       fold=(0.6, 1.5)),
+    "easy": Difficulty(
+        tilt=(0, 20), roll_spread=12, fill=(0.65, 0.95), fov=(50, 65), exposure=(0.85, 1.15),
+        white_balance=0.05, gradient=(0, 0.08), vignette=(0, 0.1), glare_chance=0.2, glare=(0.05, 0.2),
+        shadow_count=(0, 0), shadow=(0, 0), clutter_count=(0, 1), max_occluded=1, defocus=(0, 0.5),
+        motion_chance=0.0, motion=(0, 0), noise=(1, 2.5), jpeg=(88, 95), saturation=(0.95, 1.05),
+        chip_jitter=(0.02, 0.06), tint=0.04),
+    "normal": Difficulty(
+        tilt=(0, 40), roll_spread=45, fill=(0.45, 0.95), fov=(45, 75), exposure=(0.6, 1.3),
+        white_balance=0.15, gradient=(0, 0.2), vignette=(0, 0.3), glare_chance=0.5, glare=(0.1, 0.5),
+        shadow_count=(0, 1), shadow=(0.15, 0.4), clutter_count=(0, 3), max_occluded=3, defocus=(0, 1.2),
+        motion_chance=0.15, motion=(2, 6), noise=(2, 5), jpeg=(60, 95), saturation=(0.85, 1.15),
+        chip_jitter=(0.03, 0.1), tint=0.08, distortion=(0.0, 0.035), distortion_chance=0.5, fold=(0.0, 0.8)),
+    "hard": Difficulty(
+        tilt=(35, 50), roll_spread=45, fill=(0.35, 0.5), fov=(60, 78), exposure=(0.4, 1.6),
+        white_balance=0.28, gradient=(0.2, 0.35), vignette=(0.3, 0.5), glare_chance=1.0, glare=(0.5, 0.9),
+        shadow_count=(1, 2), shadow=(0.35, 0.55), clutter_count=(3, 4), max_occluded=5, defocus=(1.0, 1.8),
+        motion_chance=0.5, motion=(4, 9), noise=(6, 10), jpeg=(35, 55), saturation=(0.7, 1.3),
+        chip_jitter=(0.08, 0.12), tint=0.12, distortion=(0.04, 0.07), fold=(0.6, 1.5)),
 }
 
 
@@ -692,7 +725,7 @@ def random_spec(seed: int, *, edition: str | None = None, difficulty: str = "nor
     # a dim scene makes the camera raise its gain, and its noise with it
     optics = Optics(defocus=_u(rng, d.defocus), motion=motion, noise=_u(rng, d.noise) / np.sqrt(min(exposure, 1.0)),
                     jpeg=int(rng.integers(d.jpeg[0], d.jpeg[1] + 1)), saturation=_u(rng, d.saturation),
-                    distortion=_u(rng, d.distortion))
+                    distortion=_u(rng, d.distortion) if rng.random() < d.distortion_chance else 0.0)
     tints = []
     for colour in ("blue", "green", "red", "yellow", "flipped"):
         t = 1.0 + rng.uniform(-d.tint, d.tint, 3)
