@@ -1,6 +1,22 @@
 """Sequence rules and game state. Imports only the standard library."""
 
+from engine.board import Board, BoardTextError, Chip
 from engine.labels import Label
 from engine.layout import CELLS, CORNERS, LAYOUT, SIZE, Cell, card_at, cells_of, ink_of
+from engine.sequences import find_sequences
 
-__all__ = ["CELLS", "CORNERS", "LAYOUT", "SIZE", "Cell", "Label", "card_at", "cells_of", "ink_of"]
+__all__ = [
+    "CELLS",
+    "CORNERS",
+    "LAYOUT",
+    "SIZE",
+    "Board",
+    "BoardTextError",
+    "Cell",
+    "Chip",
+    "Label",
+    "card_at",
+    "cells_of",
+    "find_sequences",
+    "ink_of",
+]
