@@ -99,23 +99,23 @@ class ReaderConfig:
     # frames and rounded; positive means "a chip is there". ``colour`` decides chips of a team
     # colour, ``white`` a flipped (white) chip; ``*_ref`` apply when an empty-board reference is set.
     colour_weights: tuple[tuple[str, float], ...] = (
-        ("spread", -0.1206), ("ring", 0.1453), ("d_colour", -5.158), ("court_spread", -0.3623),
-        ("bias", 9.503),
+        ("spread", -0.1605), ("ring", 0.0871), ("d_colour", -2.871), ("court_spread", -0.4428),
+        ("bias", 7.593),
     )
     colour_weights_ref: tuple[tuple[str, float], ...] = (
-        ("spread", -0.179), ("ring", 0.001), ("d_colour", -0.9295), ("court_spread", -0.173),
-        ("ref_change", 4.816), ("ref_median", 0.1417), ("ref_change_low", 5.462), ("bias", -4.14),
+        ("spread", -0.1868), ("ring", 0.0004), ("d_colour", -0.5555), ("court_spread", -0.1999),
+        ("ref_change", 4.689), ("ref_median", 0.1436), ("ref_change_low", 5.263), ("bias", -4.291),
     )
     white_weights: tuple[tuple[str, float], ...] = (
-        ("l_deficit", -0.17), ("ring", 0.2186), ("rim", 1.287), ("rim_median", -0.1163),
-        ("spread", 0.2402), ("d_flipped", -1.059), ("chroma", 0.288), ("twin_cover", 0.006),
-        ("twin_change_low", 1.435), ("texture", -1.108), ("bias", -1.278),
+        ("l_deficit", -0.1632), ("ring", 0.218), ("rim", 1.326), ("rim_median", -0.1086),
+        ("spread", 0.231), ("d_flipped", -1.485), ("chroma", 0.3515), ("twin_cover", 0.9785),
+        ("texture", -1.078), ("bias", -0.7151),
     )
     white_weights_ref: tuple[tuple[str, float], ...] = (
-        ("l_deficit", -0.2629), ("ring", 0.028), ("rim", 1.032), ("rim_median", -0.0915),
-        ("spread", 0.004), ("d_flipped", 1.18), ("chroma", -0.1608), ("twin_cover", 0.4476),
-        ("twin_change_low", -0.2772), ("texture", -0.7387), ("ref_change", 6.473), ("ref_median", 0.348),
-        ("ref_change_low", 8.057), ("bias", -2.805),
+        ("l_deficit", -0.2631), ("ring", 0.0279), ("rim", 1.029), ("rim_median", -0.0938),
+        ("spread", 0.0003), ("d_flipped", 1.204), ("chroma", -0.1657), ("twin_cover", 0.2224),
+        ("texture", -0.7479), ("ref_change", 6.57), ("ref_median", 0.3462), ("ref_change_low", 7.992),
+        ("bias", -2.844),
     )
     input_caps: tuple[tuple[str, float, float], ...] = (
         ("spread", 0.0, 40.0), ("ring", 0.0, 60.0), ("ring_median", 0.0, 60.0),

@@ -50,6 +50,13 @@ DEFAULT_PROTOTYPES: dict[str, Prototype] = {
 }
 """Physical colour names in white-balanced Lab, not any renderer's exact paints."""
 
+HUE_CHROMA_MIN = 12.0
+"""Prototypes with less a/b chroma than this are compared without a hue (white, grey, coins)."""
+CHROMA_LOG_SPREAD = 0.5
+"""One unit of distance = chroma scaled by e^0.5 (a camera's saturation setting, a dull lamp)."""
+CHROMA_FLOOR = 1.0
+"""Chroma along the prototype's hue below this counts as this (grey has no hue to compare)."""
+
 SPREAD_FLOOR: tuple[float, float, float] = (8.0, 5.0, 5.0)
 """Smallest spread a learned prototype may have (a few pixels must not make it razor-thin)."""
 
@@ -116,12 +123,34 @@ class ColourModel:
         return cls(protos)
 
     def distances(self, lab: np.ndarray) -> np.ndarray:
-        """Scaled distance of each Lab triple to each prototype: ``(..., len(labels))`` float32."""
+        """Scaled distance of each Lab triple to each prototype: ``(..., len(labels))`` float32.
+
+        For a coloured prototype the a/b offset is split into hue (across its colour direction,
+        scaled by the a/b spread) and chroma *ratio* (along it, on a log scale): a camera that
+        saturates colours more or less, or a dull lamp, scales chroma but keeps hue. A near-grey
+        prototype (a white chip) uses the plain scaled distance.
+        """
         names = self.labels
-        means = np.array([self.prototypes[n].mean for n in names], dtype=np.float32)
-        spreads = np.array([self.prototypes[n].spread for n in names], dtype=np.float32)
-        diff = (np.asarray(lab, dtype=np.float32)[..., None, :] - means) / spreads
-        return np.sqrt(np.sum(diff * diff, axis=-1))
+        lab = np.asarray(lab, dtype=np.float32)
+        out = []
+        for name in names:
+            proto = self.prototypes[name]
+            mean = np.asarray(proto.mean, dtype=np.float32)
+            spread = np.asarray(proto.spread, dtype=np.float32)
+            chroma = float(np.hypot(mean[1], mean[2]))
+            d_l = (lab[..., 0] - mean[0]) / spread[0]
+            if chroma < HUE_CHROMA_MIN:
+                d_a = (lab[..., 1] - mean[1]) / spread[1]
+                d_b = (lab[..., 2] - mean[2]) / spread[2]
+                out.append(np.sqrt(d_l * d_l + d_a * d_a + d_b * d_b))
+                continue
+            ua, ub = mean[1] / chroma, mean[2] / chroma
+            along = lab[..., 1] * ua + lab[..., 2] * ub
+            across = (lab[..., 2] * ua - lab[..., 1] * ub) / float(spread[1:].mean())
+            log_spread = max(CHROMA_LOG_SPREAD, float(spread[1:].mean()) / chroma)
+            ratio = np.log(np.maximum(along, CHROMA_FLOOR) / chroma) / log_spread
+            out.append(np.sqrt(d_l * d_l + across * across + ratio * ratio))
+        return np.stack(out, axis=-1).astype(np.float32)
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form, as stored in a calibration profile."""

@@ -111,7 +111,11 @@ def _locate_and_orient(frame: np.ndarray, edition: str | None, timings: dict[str
     from vision.orient import orient_grid
 
     with _timed(timings, "orient"):
-        orientation = orient_grid(frame, fit.corners, edition=found_edition)
+        try:
+            orientation = orient_grid(frame, fit.corners, edition=found_edition)
+        except ValueError as exc:  # a degenerate fit from the locator: not found, not a crash
+            log.info("located grid rejected by orientation: %s", exc)
+            return _Placement(None, found_edition, 0.0, "located", reason=f"no usable grid found ({exc})")
     corners = np.asarray(orientation.corners, dtype=np.float32)
     return _Placement(corners, found_edition, float(orientation.confidence), "located")
 
