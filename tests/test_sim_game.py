@@ -149,3 +149,11 @@ def test_frames_are_rendered_with_truth(jumbo) -> None:
     assert f.labels == [list(r) for r in jumbo.states[f.index].labels]
     first = next(jumbo.frames())
     assert first.index == 0 and not first.hand_visible
+
+
+def test_rendered_frames_agree_that_the_hand_has_left(classic) -> None:
+    """At each move's frame the rendered picture shows no hand over the board; just before, it does."""
+    moves = [e for e in classic.events if e["type"] in ("placed", "removed")][:6]
+    for e in moves:
+        assert not classic.render(e["frame"]).hand_visible
+        assert classic.render(e["frame"] - 1).hand_visible

@@ -67,7 +67,7 @@ class GameConfig:
     hover_height: tuple[float, float] = (0.5, 1.2)
     high: float = 3.0  # height while travelling
     bump_frames: int = 2
-    cover_scale: int = 4  # measure hand cover on a frame this many times smaller
+    cover_scale: int = 1  # measure hand cover on a frame this many times smaller (1: exact)
     game_fill: tuple[float, float] = (0.6, 0.92)  # board fill of the frame (not on "hard")
     auto_exposure: float = 0.05  # largest exposure drift while a hand is in view
     auto_exposure_rate: float = 0.12  # per frame, towards that drift
@@ -110,7 +110,6 @@ class GameSim:
     scene: SceneSpec
     events: list[dict] = field(default_factory=list)
     states: list[_State] = field(default_factory=list)
-    _covers: dict = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
         return len(self.states)
@@ -136,16 +135,8 @@ class GameSim:
         spec = self.scene_at(index)
         extra = (st.hand,) if st.hand is not None else ()
         scene = render_with(spec, st.labels, extra)
-        visible = st.hand is not None and bool((scene.cover > self._static_cover(st) + 1e-3).any())
+        visible = st.hand is not None and bool((_hand_cover(spec, st.hand) > 0).any())
         return SimFrame(index, index / self.spec.fps, scene.frame, scene.labels, visible, scene.occluded)
-
-    def _static_cover(self, st: _State) -> np.ndarray:
-        """Cover of the clutter alone (no hand) for this board position, cached per bump."""
-        key = (st.shift, st.rot)
-        if key not in self._covers:
-            spec = dataclasses.replace(self.scene, board_shift=st.shift, board_rot=st.rot)
-            self._covers[key] = occlusion_of(spec, spec.clutter)
-        return self._covers[key]
 
     def frames(self) -> Iterator[SimFrame]:
         """Every frame in order, rendered lazily."""
@@ -160,8 +151,8 @@ class GameSim:
 def _hand_cover(spec: SceneSpec, hand: Clutter) -> np.ndarray:
     """(10, 10) fraction of each cell a hand hides (measured on a small frame: cheap)."""
     w, h = spec.size
-    k = CONFIG.cover_scale
-    small = dataclasses.replace(spec, size=(max(64, w // k), max(64, h // k)))
+    k = max(1.0, min(float(CONFIG.cover_scale), min(w, h) / 64.0))  # same aspect, at least 64 px
+    small = dataclasses.replace(spec, size=(round(w / k), round(h / k)))
     return occlusion_of(small, (hand,))
 
 
@@ -273,9 +264,11 @@ class _Script:
                 low = hover_h - 0.25 * np.sin(np.pi * k / max(n - 1, 1))
                 self.push(self._hand(side, target + jiggle, low, target + heading))
             pos = target
-        # leave the way it came, then on until it no longer covers any cell
+        # leave the way it came, then on until it no longer covers any cell; the move's frame
+        # is the first one with the hand off the board (it may still be in the picture)
         back = start - pos
         n = self.frames_for(CONFIG.leave)
+        left = None
         k = 0
         while True:
             k += 1
@@ -283,13 +276,16 @@ class _Script:
             ease = f * f * (3 - 2 * f)
             p = pos + back * ease + back / max(np.hypot(*back), 1e-6) * max(0, k - n) * 0.8
             hand = self._hand(side, p, hover_h + (CONFIG.high - hover_h) * ease, p - back)
-            if k >= n and not (_hand_cover(self.frame_spec(), hand) > 0).any():
+            over = bool((_hand_cover(self.frame_spec(), hand) > 0).any())
+            if not over and left is None:
+                left = len(self.states)
+            if k >= n and not over:
                 break
-            self.push(hand)
             if k > n + 40:
                 log.warning("hand still over the board after leaving; removing it")
                 break
-        return len(self.states)
+            self.push(hand)
+        return len(self.states) if left is None else left
 
     def frame_spec(self) -> SceneSpec:
         return dataclasses.replace(self.scene, board_shift=self.shift, board_rot=self.rot)

@@ -94,7 +94,7 @@ class RenderConfig:
     """Fixed choices of the renderer (not per scene)."""
 
     occlusion_threshold: float = 0.3
-    occlusion_px: int = 10  # grid-space samples per cell side when measuring cover
+    occlusion_px: int = 20  # grid-space samples per cell side when measuring cover
     shadow_scale: int = 4  # lighting maps are computed at 1/shadow_scale resolution
     chip_thickness: float = 0.09  # cell heights
     noise_pad: int = 32
