@@ -287,6 +287,35 @@ def test_flicker_is_not_a_change() -> None:
     assert all(u.state == "live" for u in out)
 
 
+def test_slow_nudge_is_caught_by_the_drift_check() -> None:
+    table = Table(chips={(2, 5): "blue", (6, 6): "red"}, seed=9)
+    tracker, ups = started(table)
+    table.shift = (1.6, 1.2)  # too small to change most cells, enough to misplace the grid
+    out = run(tracker, (table.frame() for _ in range(15)), start=len(ups))
+    assert commits(out) == []
+    assert any(u.relocked for u in out)
+    assert np.abs(out[-1].corners - table.corners()).max() < 0.8
+
+
+def test_still_sleeve_over_many_cells_is_never_read_as_moves() -> None:
+    """A large still non-skin blob (a sleeve, a box) covers a block of cells, then goes away."""
+    table = Table(chips={(4, 4): "green"}, seed=10)
+    tracker, ups = started(table)
+    corners = table.corners()
+    quad = cv2.getPerspectiveTransform(np.float32([[0, 0], [10, 0], [10, 10], [0, 10]]), corners)
+    block = cv2.perspectiveTransform(np.float32([[[2, 3], [7, 3], [7, 7], [2, 7]]]), quad)[0].astype(np.int32)
+
+    def covered() -> np.ndarray:
+        img = table.frame()
+        cv2.fillPoly(img, [block], (120, 40, 150))
+        return img
+
+    out = run(tracker, (covered() for _ in range(30)), start=len(ups))
+    out += run(tracker, (table.frame() for _ in range(10)), start=len(ups) + 30)
+    assert commits(out) == []
+    assert out[-1].state == "live"
+
+
 def test_no_board_state_when_the_view_is_blank() -> None:
     tracker = BoardTracker(edition="classic")
     blank = np.full((SIZE_WH[1], SIZE_WH[0], 3), 90, np.uint8)

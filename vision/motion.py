@@ -301,3 +301,13 @@ def large_regions(mask: np.ndarray, max_cells: int) -> np.ndarray:
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
     big = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] > max_cells]
     return np.isin(labels, big)
+
+
+def region_sizes(mask: np.ndarray) -> np.ndarray:
+    """``(10, 10)`` int: the size (cells) of the 8-connected region of ``mask`` each cell is in, 0 outside."""
+    if not mask.any():
+        return np.zeros(mask.shape, dtype=int)
+    _n, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+    sizes = stats[:, cv2.CC_STAT_AREA].astype(int)
+    sizes[0] = 0
+    return sizes[labels]

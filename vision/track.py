@@ -46,6 +46,7 @@ from vision.motion import (
     large_regions,
     new_skin,
     phase_shift,
+    region_sizes,
     regions_touching,
     relative_gain,
     skin_mask,
@@ -76,6 +77,8 @@ class TrackConfig:
     """Most of the board changed, unmoved and still, this long: accept it as the new look."""
     skin_fraction: float = 0.2
     """Fraction of a cell's pixels newly skin-like that means a hand is over it."""
+    hand_min_cells: int = 2
+    """Skin-like cells count as a hand only in a changed region at least this large."""
     occlusion_grow: int = 1
     """Cells around moving or skin cells that are unknown too (fingers, shadows)."""
     still_seconds: float = 0.2
@@ -377,6 +380,8 @@ class BoardTracker:
         changed = change > cfg.change_threshold
         fresh_skin = new_skin(co, co / gain, self._bg_co, self._bg_skin, cfg.motion)
         skin = cell_fraction(fresh_skin, rf, inner=inner) > cfg.skin_fraction
+        # A hand is never a lone skin-coloured cell (that is a red or orange chip): its arm joins it.
+        skin &= region_sizes(changed | skin | moving) >= cfg.hand_min_cells
         seeds = moving | skin
         hand = dilate_cells(skin, cfg.occlusion_grow)
         board_wide = max(float((changed & ~hand).mean()), float(moving.mean()))
