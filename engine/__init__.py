@@ -1,6 +1,8 @@
 """Sequence rules and game state. Imports only the standard library."""
 
 from engine.board import Board, BoardTextError, Chip
+from engine.events import Event
+from engine.game import Game
 from engine.labels import Label
 from engine.layout import CELLS, CORNERS, LAYOUT, SIZE, Cell, card_at, cells_of, ink_of
 from engine.sequences import find_sequences
@@ -14,6 +16,8 @@ __all__ = [
     "BoardTextError",
     "Cell",
     "Chip",
+    "Event",
+    "Game",
     "Label",
     "card_at",
     "cells_of",
