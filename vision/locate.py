@@ -20,7 +20,7 @@ Chips, hands and clutter only remove or add segments and samples; every fit is r
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -32,9 +32,12 @@ from vision.geometry import (
     apply_homography,
     check_frame,
     edition_aspect,
+    grid_diagonal,
+    grid_homography,
     guess_edition,
     order_as_seen,
 )
+from vision.orient import OrientConfig, orient_grid
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +55,7 @@ class LocateConfig:
     vp_hypotheses: int = 400
     vp_inlier_deg: float = 2.0
     """A segment supports a vanishing point when it points at it within this angle."""
-    vp_candidates: int = 6
+    vp_candidates: int = 3
     """Vanishing-point pairs tried, best first, until one yields a verified grid."""
     min_family_angle_deg: float = 15.0
     """The two line families must cross at least at this angle where the segments are."""
@@ -68,14 +71,17 @@ class LocateConfig:
     refine_search_cells: float = 0.3
     """Half-width of the search across each grid line, in cells (first round; halves each round)."""
     refine_min_search_cells: float = 0.12
-    refine_profile_len: int = 31
+    profile_step_cells: float = 0.015
     along_cells: float = 0.3
-    """Each gap sample averages the profile over this many cells either side along the line."""
+    """Each line sample averages the profile over this many cells either side along the line."""
     along_samples: int = 7
-    gap_side_cells: float = 0.07
-    """The gap is a valley: both sides this far away (in cells) must be brighter."""
-    min_valley_grey: float = 4.0
-    min_valley_frac: float = 0.25
+    band_inner_cells: float = 0.08
+    band_outer_cells: float = 0.3
+    gap_side_cells: float = 0.05
+    band_weight: float = 1.0
+    valley_weight: float = 1.0
+    min_line_grey: float = 3.0
+    min_line_frac: float = 0.1
     min_gap_points: int = 16
     min_cell_px: float = 4.0
     refine_ransac_cells: float = 0.05
@@ -86,6 +92,46 @@ class LocateConfig:
     full_support: float = 0.7
     """Fraction of gap samples found that counts as full support (chips and hands hide some)."""
     shift_margin: float = 0.03
+    blob_long_side: int = 320
+    """Long side of the thumbnail the bright card area is segmented in."""
+    blob_bright_percentile: float = 99.0
+    blob_levels: tuple[float, ...] = (0.5,)
+    """Extra thresholds between Otsu's and the brightest pixels (fractions of the way)."""
+    blob_count: int = 2
+    blob_min_area: float = 0.02
+    hyp_pad: float = 0.2
+    hyp_px: int = 256
+    hyp_band: tuple[float, float] = (0.15, 0.85)
+    hyp_min_width: float = 0.6
+    hyp_max_width: float = 1.1
+    """The grid spans this fraction of a rough quad (the quad may be the whole board)."""
+    hyp_period_step: float = 0.25
+    hyp_per_axis: int = 3
+    hyp_keep: int = 4
+    """Best axis combinations per rough quad that go on to the (slower) ink test."""
+    ink: OrientConfig = field(
+        default_factory=lambda: OrientConfig(cell_px=16, aspect_weight=0.0, min_cells=40, highpass_cells=5)
+    )
+    """How the printed ink is read when scoring a candidate grid (see ``vision.orient``)."""
+    refine_top: int = 3
+    edge_reach_cells: tuple[float, ...] = (0.45, 0.2, 0.1)
+    edge_step_cells: float = 0.02
+    edge_width_cells: float = 0.1
+    edge_samples: int = 24
+    edge_along_cells: float = 0.15
+    edge_along_samples: int = 5
+    edge_min_step: float = 0.05
+    edge_min_points: int = 6
+    edge_inside_white: float = 0.9
+    """The inner side of the card-area edge must be this close to the card white."""
+    card_inset_cells: float = 0.03
+    """Card faces sit this far inside their cells (half the gap between cards)."""
+    min_ink: float = 0.3
+    max_refine_move_cells: float = 0.6
+    refine_tolerance: float = 0.05
+    """Keep an edge refinement unless it lowers the ink match by more than this."""
+    lattice_keep: int = 1
+    """A candidate whose ink pattern correlates less than this with the layout is not the board."""
     min_score: float = 0.3
     seed: int = 0
 
@@ -106,40 +152,94 @@ def locate_grid(
         edition_aspect(edition)
     gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     h, w = gray.shape
+    raw_white = _whiteness(frame)
+    sat = _saturation(frame)
+    white = cv2.GaussianBlur(raw_white, (0, 0), 0.7)
+    candidates = []
+    for quad in blob_quads(raw_white, config):
+        candidates += [quad, *lattice_hypotheses(raw_white, sat, quad, config)]
+    candidates += lattice_candidates(gray, config)
+    if not candidates:
+        return GridFit.failed("no board: nothing in the frame looks like a grid of cards")
+    if frame.ndim == 2:
+        return _best_by_lattice(gray, candidates, edition, config)
+    scored = sorted(((ink_score(frame, c, config), i) for i, c in enumerate(candidates)), reverse=True)
+    best_score, best = -1.0, None
+    for score, i in scored[: config.refine_top]:
+        corners = candidates[i]
+        refined = refine_boundary(white, corners, config)
+        if refined is not None and _moved_cells(refined, corners) < config.max_refine_move_cells:
+            r_score = ink_score(frame, refined, config)
+            if r_score >= score - config.refine_tolerance:
+                corners, score = refined, r_score
+        if score > best_score:
+            best_score, best = score, corners
+    if best is None or best_score < config.min_ink:
+        return GridFit.failed(
+            f"no board: no candidate grid shows the printed red/black card pattern "
+            f"(best match {best_score:.2f} < {config.min_ink:.2f})",
+            score=best_score,
+        )
+    corners = order_as_seen(best)
+    aspect = None
+    if edition is None:
+        edition, aspect = guess_edition(corners, (w, h))
+    score = float(np.clip((best_score - config.min_ink) / (1.0 - config.min_ink) * 0.5 + 0.5, 0.0, 1.0))
+    return GridFit(corners, score, edition, details={"ink": best_score, "aspect": aspect})
+
+
+def lattice_candidates(gray: np.ndarray, config: LocateConfig) -> list[np.ndarray]:
+    """Grid corners from the card-gap lattice (segments, vanishing points, comb, gap refinement)."""
+    h, w = gray.shape
     scale = min(1.0, config.work_long_side / max(h, w))
     small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else gray
     segments = find_segments(small, config)
     if len(segments) < 20:
-        return GridFit.failed(f"no board: only {len(segments)} straight edges in the frame")
+        return []
     rng = np.random.default_rng(config.seed)
     norm = _Normaliser(small.shape[1], small.shape[0])
-    seg_n = norm.segments(segments)
-    best: GridFit | None = None
-    for coarse in coarse_grids(seg_n, rng, config):
-        h_small = norm.denormalise_homography(coarse)
-        h_full = np.diag([1.0 / scale, 1.0 / scale, 1.0]) @ h_small
+    to_full = np.diag([1.0 / scale, 1.0 / scale, 1.0]) @ norm.denormalise_homography(np.eye(3))
+    out = []
+    for h_full in coarse_grids(norm.segments(segments), to_full, rng, config):
         fit = refine_grid_homography(gray, h_full, config)
-        if fit is None:
-            continue
-        h_fit, score = fit
-        if best is None or score > best.score:
-            best = GridFit(apply_homography(h_fit, GRID_CORNERS_UV).astype(np.float32), score, None)
-        if score >= 0.6:
-            break
-    if best is None:
-        return GridFit.failed("no board: no two families of equally spaced lines found")
-    if best.score < config.min_score:
-        return GridFit.failed(
-            f"no board: the best lattice is too weakly supported (score {best.score:.2f} "
-            f"< {config.min_score:.2f})",
-            score=best.score,
-        )
-    corners = order_as_seen(best.corners)
+        if fit is not None and fit[1] >= config.min_score:
+            out.append(apply_homography(fit[0], GRID_CORNERS_UV))
+            if len(out) >= config.lattice_keep:
+                break
+    return out
+
+
+def _best_by_lattice(gray: np.ndarray, candidates: list, edition: str | None, config: LocateConfig) -> GridFit:
+    """Grayscale frames carry no ink colour: rank candidates by card-gap support alone."""
+    best, best_score = None, -1.0
+    for c in candidates:
+        score = _lattice_support(gray, grid_homography(np.asarray(c, np.float32)), config)
+        if score > best_score:
+            best, best_score = c, score
+    if best is None or best_score < config.min_score:
+        return GridFit.failed(f"no board: the best lattice is too weakly supported (score {best_score:.2f})")
+    corners = order_as_seen(best)
+    aspect = None
     if edition is None:
-        edition, aspect = guess_edition(corners, (w, h))
-    else:
-        aspect = None
-    return GridFit(corners, float(best.score), edition, details={"aspect": aspect})
+        edition, aspect = guess_edition(corners, (gray.shape[1], gray.shape[0]))
+    return GridFit(corners, best_score, edition, details={"aspect": aspect})
+
+
+def _moved_cells(a: np.ndarray, b: np.ndarray) -> float:
+    """Largest corner move between two corner sets, in cells (a tenth of the mean side)."""
+    return float(np.linalg.norm(np.asarray(a) - np.asarray(b), axis=1).max() / (grid_diagonal(b) / 14.14))
+
+
+def ink_score(frame: np.ndarray, corners: np.ndarray, config: LocateConfig) -> float:
+    """Margin of the best of four turns over the second in matching the printed red/black pattern."""
+    try:
+        o = orient_grid(frame, np.asarray(corners, np.float32), edition="classic", config=config.ink)
+    except ValueError:
+        return -1.0
+    # The layout's pattern is unlike itself under a turn, so the true grid wins by a margin;
+    # texture that only happens to be reddish in places scores alike for all four turns.
+    best, second = sorted(o.scores, reverse=True)[:2]
+    return float(best - second)
 
 
 def find_segments(gray: np.ndarray, config: LocateConfig) -> np.ndarray:
@@ -242,8 +342,12 @@ def _vanishing_points(s: _Segments, rng: np.random.Generator, config: LocateConf
     return out
 
 
-def coarse_grids(seg_n: np.ndarray, rng: np.random.Generator, config: LocateConfig):
-    """Yield coarse homographies grid ``(u, v)`` -> normalised image coordinates, best first."""
+def coarse_grids(seg_n: np.ndarray, to_full: np.ndarray, rng: np.random.Generator, config: LocateConfig):
+    """Yield coarse homographies grid ``(u, v)`` -> full-resolution image pixels, best first.
+
+    ``to_full`` maps the normalised coordinates of ``seg_n`` to full-resolution pixels. Each
+    vanishing-point pair gives one guess: an 11-tooth comb fitted to the segments' positions.
+    """
     s = _Segments.from_array(seg_n)
     vps = _vanishing_points(s, rng, config, config.vp_candidates + 1)
     pairs = []
@@ -260,9 +364,13 @@ def coarse_grids(seg_n: np.ndarray, rng: np.random.Generator, config: LocateConf
             pairs.append((s.weights[ma].sum() * s.weights[mb].sum(), va, vb, ma, mb))
     pairs.sort(key=lambda t: -t[0])
     for _, va, vb, ma, mb in pairs[: config.vp_candidates]:
-        h = _grid_from_families(s, va, vb, ma, mb, config)
-        if h is not None:
-            yield h
+        rect = _rectifier(s, va, vb, ma, mb)
+        if rect is None:
+            continue
+        back = to_full @ np.linalg.inv(rect)
+        grid = _grid_from_segments(s, rect, ma, mb, config)
+        if grid is not None:
+            yield back @ grid
 
 
 def _families_cross(s: _Segments, va, vb, ma, mb, config: LocateConfig) -> bool:
@@ -276,15 +384,17 @@ def _families_cross(s: _Segments, va, vb, ma, mb, config: LocateConfig) -> bool:
     return float(np.median(cosang)) < np.cos(np.radians(config.min_family_angle_deg))
 
 
-def _grid_from_families(s: _Segments, va, vb, ma, mb, config: LocateConfig) -> np.ndarray | None:
-    """Affine-rectify with the horizon, fit an 11-tooth comb per axis; grid -> normalised image."""
+def _rectifier(s: _Segments, va, vb, ma, mb) -> np.ndarray | None:
+    """Normalised image -> rectified plane in which family a is vertical and family b horizontal.
+
+    The horizon (the line through both vanishing points) is sent to infinity, then an affine
+    map turns the two family directions into the axes; equally spaced lines on the board are
+    equally spaced there.
+    """
     horizon = np.cross(va, vb)
-    mids_h = np.hstack([s.mids, np.ones((len(s.mids), 1))])
-    side = mids_h[ma | mb] @ horizon
-    sign = np.sign(np.median(side))
-    if sign == 0 or abs(horizon[2]) < 1e-9:
+    if abs(horizon[2]) < 1e-9:
         return None
-    # Projective part: send the horizon to infinity, keeping the segments' side positive.
+    mids_h = np.hstack([s.mids, np.ones((len(s.mids), 1))])
     hp = np.eye(3)
     hp[2] = horizon / horizon[2]
     if np.median(mids_h[ma | mb] @ hp[2]) <= 0:
@@ -296,7 +406,12 @@ def _grid_from_families(s: _Segments, va, vb, ma, mb, config: LocateConfig) -> n
         return None
     affine = np.eye(3)
     affine[:2, :2] = np.linalg.inv(basis)
-    rect = affine @ hp  # normalised image -> rectified: family a vertical (x), family b horizontal (y)
+    return affine @ hp
+
+
+def _grid_from_segments(s: _Segments, rect: np.ndarray, ma, mb, config: LocateConfig) -> np.ndarray | None:
+    """Comb-fit the family segments' positions; grid ``(u, v)`` -> rectified plane, or None."""
+    mids_h = np.hstack([s.mids, np.ones((len(s.mids), 1))])
     r_mids = mids_h @ rect.T
     r_mids = r_mids[:, :2] / r_mids[:, 2:3]
     xs = _fit_comb(r_mids[ma, 0], s.weights[ma], config)
@@ -304,8 +419,7 @@ def _grid_from_families(s: _Segments, va, vb, ma, mb, config: LocateConfig) -> n
     if xs is None or ys is None:
         return None
     (x0, px), (y0, py) = xs, ys
-    to_rect = np.array([[px, 0, x0], [0, py, y0], [0, 0, 1.0]])
-    return np.linalg.inv(rect) @ to_rect
+    return np.array([[px, 0, x0], [0, py, y0], [0, 0, 1.0]])
 
 
 def _fit_comb(pos: np.ndarray, weight: np.ndarray, config: LocateConfig) -> tuple[float, float] | None:
@@ -433,14 +547,21 @@ def _lattice_support(gray: np.ndarray, h: np.ndarray, config: LocateConfig) -> f
 
 
 def _measure_gaps(gray: np.ndarray, h: np.ndarray, search: float, config: LocateConfig):
-    """Find the gap across every inner grid line, once per cell side.
+    """Find every inner grid line across its width, once per cell side.
 
-    Returns ``(grid_pts, img_pts, n_inside, cell_px)``: grid points ``(k, t)`` on the lines,
-    the image points where the gap was found (``(N, 2) float32`` each), the number of samples
-    that fell inside the frame, and the median cell size in pixels; None when degenerate.
+    Evidence for a line between two cards, measured on a profile across it averaged along a
+    stretch of the line: a *bright band* (the white borders of both cards, wider than the
+    gap) and a thin *valley* inside it (the gap itself, when the camera resolves it). Both are
+    symmetric about the line, whatever is printed further in. Returns
+    ``(grid_pts, img_pts, n_inside, cell_px)``: grid points ``(k, t)`` on the lines, image
+    points where the line was found (``(N, 2) float32`` each), how many samples fell inside
+    the frame, and the median cell size in pixels; None when degenerate.
     """
-    m = config.refine_profile_len
-    offs = np.linspace(-search, search, m)
+    step = config.profile_step_cells
+    reach = search + config.band_outer_cells
+    half = int(np.ceil(reach / step))
+    offs = np.arange(-half, half + 1) * step
+    m = len(offs)
     along = np.linspace(-config.along_cells, config.along_cells, config.along_samples)
     ks = np.arange(1, SIZE, dtype=np.float64)
     ts = np.arange(SIZE, dtype=np.float64) + 0.5
@@ -455,7 +576,7 @@ def _measure_gaps(gray: np.ndarray, h: np.ndarray, search: float, config: Locate
     if not np.isfinite(img).all():
         return None
     centre_line = img[:, config.along_samples // 2]
-    cell_px = float(np.median(np.linalg.norm(centre_line[:, -1] - centre_line[:, 0], axis=1)) / (2 * search))
+    cell_px = float(np.median(np.linalg.norm(centre_line[:, -1] - centre_line[:, 0], axis=1)) / (2 * reach))
     if cell_px < config.min_cell_px:
         return None
     hgt, wid = gray.shape
@@ -468,23 +589,21 @@ def _measure_gaps(gray: np.ndarray, h: np.ndarray, search: float, config: Locate
     flat = img.reshape(2 * n * config.along_samples, m, 2).astype(np.float32)
     prof = cv2.remap(gray, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     prof = prof.reshape(2 * n, config.along_samples, m).astype(np.float32).mean(axis=1)
-    step = 2 * search / (m - 1)  # cells per sample
-    d = max(1, round(config.gap_side_cells / step))
-    left = np.pad(prof, ((0, 0), (d, 0)), mode="edge")[:, :m]
-    right = np.pad(prof, ((0, 0), (0, d)), mode="edge")[:, d:]
-    valley = np.minimum(left, right) - prof
-    j = np.argmax(valley, axis=1)
+    resp = _line_response(prof, step, config)
+    lo, hi = half - round(search / step), half + round(search / step)
+    win = resp[:, lo : hi + 1]
+    j = np.argmax(win, axis=1)
     rows = np.arange(2 * n)
-    peak = valley[rows, j]
+    peak = win[rows, j]
     contrast = prof.max(axis=1) - prof.min(axis=1)
-    strong = (peak >= config.min_valley_grey) & (peak >= config.min_valley_frac * contrast)
-    jc = np.clip(j, 1, m - 2)
-    a, b, c = valley[rows, jc - 1], valley[rows, jc], valley[rows, jc + 1]
+    strong = (peak >= config.min_line_grey) & (peak >= config.min_line_frac * contrast)
+    jc = np.clip(j, 1, win.shape[1] - 2)
+    a, b, c = win[rows, jc - 1], win[rows, jc], win[rows, jc + 1]
     denom = a - 2 * b + c
     safe = np.where(np.abs(denom) > 1e-6, denom, 1.0)
     sub = np.clip(np.where(np.abs(denom) > 1e-6, 0.5 * (a - c) / safe, 0.0), -0.5, 0.5)
-    off = -search + (jc + sub) * step
-    keep = inside & strong & (j > 0) & (j < m - 1)
+    off = (jc + sub - (hi - lo) / 2) * step
+    keep = inside & strong & (j > 0) & (j < win.shape[1] - 1)
     base = np.concatenate([np.stack([kk, tt], 1), np.stack([tt, kk], 1)])
     hit = base.copy()
     hit[:n, 0] += off[:n]
@@ -495,3 +614,269 @@ def _measure_gaps(gray: np.ndarray, h: np.ndarray, search: float, config: Locate
         int(inside.sum()),
         cell_px,
     )
+
+
+def _line_response(prof: np.ndarray, step: float, config: LocateConfig) -> np.ndarray:
+    """Per-sample evidence of a card boundary on ``(L, m)`` profiles (same shape back).
+
+    ``band``: mean over +-``band_inner_cells`` minus mean of the two flanks out to
+    ``band_outer_cells`` (white card borders around the line, content further in);
+    ``valley``: how much darker a sample is than both samples ``gap_side_cells`` away.
+    """
+    m = prof.shape[1]
+    cs = np.concatenate([np.zeros((len(prof), 1), np.float32), np.cumsum(prof, axis=1)], axis=1)
+    bi = max(1, round(config.band_inner_cells / step))
+    bo = max(bi + 1, round(config.band_outer_cells / step))
+    idx = np.arange(m)
+
+    def box(a: int, b: int) -> np.ndarray:  # mean of samples idx+a .. idx+b-1, clamped
+        lo = np.clip(idx + a, 0, m)
+        hi = np.clip(idx + b, 0, m)
+        return (cs[:, hi] - cs[:, lo]) / np.maximum(hi - lo, 1)
+
+    inner = box(-bi, bi + 1)
+    flanks = 0.5 * (box(-bo, -bi) + box(bi + 1, bo + 1))
+    band = inner - flanks
+    d = max(1, round(config.gap_side_cells / step))
+    left = np.pad(prof, ((0, 0), (d, 0)), mode="edge")[:, :m]
+    right = np.pad(prof, ((0, 0), (0, d)), mode="edge")[:, d:]
+    valley = np.maximum(np.minimum(left, right) - prof, 0.0)
+    return band * config.band_weight + valley * config.valley_weight
+
+
+UNIT_SQUARE = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=np.float32)
+
+
+def _whiteness(frame: np.ndarray) -> np.ndarray:
+    """Darkest channel (white card faces stay bright; chips, ink, felt and wood do not)."""
+    if frame.ndim == 2:
+        return frame
+    b, g, r = cv2.split(frame)
+    return cv2.min(cv2.min(b, g), r)
+
+
+def _saturation(frame: np.ndarray) -> np.ndarray | None:
+    """Brightest minus darkest channel (chips and court art are strongly coloured)."""
+    if frame.ndim == 2:
+        return None
+    b, g, r = cv2.split(frame)
+    return cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
+
+
+def blob_quads(white: np.ndarray, config: LocateConfig) -> list[np.ndarray]:
+    """Rough quadrilaterals of the largest bright regions: the card area or the whole board.
+
+    At a small size the card faces merge into one white region (the gaps vanish); its convex
+    hull is simplified to four corners. ``white`` is the frame's darkest channel
+    (``(H, W) uint8``). Returns ``(4, 2) float32`` image-pixel quads, as seen.
+    """
+    s = config.blob_long_side / max(white.shape)
+    small = cv2.resize(white, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+    out = []
+    thresholds = [cv2.threshold(small, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)[0]]
+    hi = float(np.percentile(small, config.blob_bright_percentile))
+    thresholds += [thresholds[0] + f * (hi - thresholds[0]) for f in config.blob_levels]
+    for t in thresholds:
+        binary = (small > t).astype(np.uint8)
+        binary = cv2.morphologyEx(binary, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        contours = sorted(contours, key=cv2.contourArea, reverse=True)[: config.blob_count]
+        for c in contours:
+            if cv2.contourArea(c) < config.blob_min_area * binary.size:
+                break
+            quad = _hull_quad(c)
+            if quad is not None:
+                out.append(order_as_seen(quad / s))
+    return out
+
+
+def _hull_quad(contour: np.ndarray) -> np.ndarray | None:
+    """Four corners of a contour's convex hull (Douglas-Peucker with a growing tolerance)."""
+    hull = cv2.convexHull(contour)
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.02, 0.035, 0.05, 0.07, 0.1):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(approx) == 4:
+            return approx.reshape(4, 2).astype(np.float64)
+    return None
+
+
+def lattice_hypotheses(
+    white_full: np.ndarray, sat_full: np.ndarray | None, quad: np.ndarray, config: LocateConfig
+) -> list[np.ndarray]:
+    """Grid corner guesses inside (or just around) a rough quad, best first.
+
+    The quad's neighbourhood is rectified; along each axis, a profile of "white card border
+    minus coloured cell content" (chips and art sit in cell centres, white borders between
+    cells) is matched against an 11-line comb of every period and phase; the best few per axis
+    are combined. Returns ``(4, 2)`` image-pixel corner sets.
+    """
+    e, n = config.hyp_pad, config.hyp_px
+    h_q = cv2.getPerspectiveTransform(UNIT_SQUARE, quad.astype(np.float32))
+    step = (1 + 2 * e) / n
+    roi_to_unit = np.array([[step, 0, -e], [0, step, -e], [0, 0, 1.0]])
+    m = h_q @ roi_to_unit
+    flags = cv2.INTER_AREA | cv2.WARP_INVERSE_MAP
+    white = cv2.warpPerspective(white_full, m, (n, n), flags=flags).astype(np.float32)
+    sat = None if sat_full is None else cv2.warpPerspective(sat_full, m, (n, n), flags=flags).astype(np.float32)
+    r0, r1 = int((e + config.hyp_band[0]) / step), int((e + config.hyp_band[1]) / step)
+    per_axis = []
+    for axis in (0, 1):
+        w = white if axis == 0 else white.T
+        prof = _z(w[r0:r1].mean(axis=0))
+        if sat is not None:
+            s_ = sat if axis == 0 else sat.T
+            prof = prof - _z(s_[r0:r1].mean(axis=0))
+        per_axis.append(_comb_candidates(prof, (config.hyp_min_width / step, config.hyp_max_width / step), config))
+    combos = [
+        (sx + sy, (x0, x1, y0, y1)) for sx, x0, x1 in per_axis[0] for sy, y0, y1 in per_axis[1]
+    ]
+    combos.sort(key=lambda t: -t[0])
+    out = []
+    for _, (x0, x1, y0, y1) in combos[: config.hyp_keep]:
+        pts = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+        out.append(apply_homography(m, pts))
+    return out
+
+
+def _z(p: np.ndarray) -> np.ndarray:
+    return (p - p.mean()) / max(float(p.std()), 1e-6)
+
+
+def _comb_candidates(
+    prof: np.ndarray, widths: tuple[float, float], config: LocateConfig
+) -> list[tuple[float, float, float]]:
+    """Best distinct ``(score, start, end)`` of a 10-cell comb on a profile (lines bright, cells dark)."""
+    n = len(prof)
+    x = np.arange(n, dtype=np.float64)
+    cells = np.arange(widths[0] / SIZE, widths[1] / SIZE, config.hyp_period_step)
+    x0 = np.arange(0, n, 1.0)
+    c = cells[:, None, None]
+    start = x0[None, None, :]
+    on = np.interp(start + np.arange(SIZE + 1)[None, :, None] * c, x, prof, left=np.nan, right=np.nan)
+    off = np.interp(start + (np.arange(SIZE) + 0.5)[None, :, None] * c, x, prof, left=np.nan, right=np.nan)
+    score = on.mean(axis=1) - off.mean(axis=1)
+    score = np.where(np.isfinite(score), score, -np.inf)
+    picks = []
+    flat = np.argsort(-score, axis=None)
+    for idx in flat[: 2000]:
+        i, j = np.unravel_index(idx, score.shape)
+        if not np.isfinite(score[i, j]):
+            break
+        s0, w = x0[j], cells[i] * SIZE
+        if any(abs(s0 - a) < 0.3 * w / SIZE and abs(s0 + w - b) < 0.3 * w / SIZE for _, a, b in picks):
+            continue
+        picks.append((float(score[i, j]), s0, s0 + w))
+        if len(picks) >= config.hyp_per_axis:
+            break
+    return picks
+
+
+
+def refine_boundary(white: np.ndarray, corners: np.ndarray, config: LocateConfig) -> np.ndarray | None:
+    """Fit the four outer edges of the card area and return their corners (grid corners).
+
+    ``white`` is ``(H, W)`` uint8 (darkest channel or gray). Along each side of the grid the
+    image is sampled across the side, averaged along short stretches so chips and pips wash
+    out, and the strongest step from darker outside to brighter cards inside is taken as the
+    card edge; a robust line through those points is the side, moved out by the cards' inset
+    in their cells. The search window narrows each round. Returns ``(4, 2) float64`` corners in
+    the order of ``corners``, or None when a side has too little evidence.
+    """
+    quad = np.asarray(corners, dtype=np.float64)
+    for reach in config.edge_reach_cells:
+        lines = []
+        h = grid_homography(quad)
+        for side in range(4):
+            pts = _side_points(white, h, side, reach, config)
+            if pts is None:
+                return None
+            line = _robust_line(pts, config)
+            if line is None:
+                return None
+            lines.append(line)
+        new = []
+        for a, b in ((3, 0), (0, 1), (1, 2), (2, 3)):
+            x = np.cross(lines[a], lines[b])
+            if abs(x[2]) < 1e-12:
+                return None
+            new.append(x[:2] / x[2])
+        quad = np.array(new)
+    return quad
+
+
+def _side_points(white: np.ndarray, h: np.ndarray, side: int, reach: float, config: LocateConfig):
+    """Image points of the card edge along one side (0 top, 1 right, 2 bottom, 3 left) or None."""
+    step = config.edge_step_cells
+    w = config.edge_width_cells
+    half = int(np.ceil((reach + w) / step))
+    offs = np.arange(-half, half + 1) * step  # positive = into the grid
+    m = len(offs)
+    n = config.edge_samples
+    along = np.linspace(0.3, SIZE - 0.3, n)
+    sub = np.linspace(-config.edge_along_cells, config.edge_along_cells, config.edge_along_samples)
+    t = along[:, None, None] + sub[None, :, None]
+    o = np.broadcast_to(offs[None, None, :], (n, len(sub), m))
+    t = np.broadcast_to(t, o.shape)
+    if side == 0:
+        u, v = t, o
+    elif side == 1:
+        u, v = SIZE - o, t
+    elif side == 2:
+        u, v = t, SIZE - o
+    else:
+        u, v = o, t
+    grid = np.stack([u, v], axis=-1).reshape(-1, 1, 2)
+    img = cv2.perspectiveTransform(grid, h).reshape(n * len(sub), m, 2).astype(np.float32)
+    prof = cv2.remap(white, img[..., 0], img[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    prof = prof.reshape(n, len(sub), m).astype(np.float32).mean(axis=1)
+    k = max(1, round(w / step))
+    cs = np.concatenate([np.zeros((n, 1), np.float32), np.cumsum(prof, axis=1)], axis=1)
+    idx = np.arange(m)
+    hi = np.minimum(idx + k, m)
+    lo = np.maximum(idx - k, 0)
+    inside = (cs[:, hi] - cs[:, idx]) / np.maximum(hi - idx, 1)
+    outside = (cs[:, idx] - cs[:, lo]) / np.maximum(idx - lo, 1)
+    step_resp = inside - outside
+    win = np.abs(offs) <= reach
+    step_resp[:, ~win] = -np.inf
+    # The card side of the edge is card-white; the board's own edge (table to margin) is not.
+    white_level = np.percentile(prof, 95, axis=1)[:, None]
+    step_resp[inside < config.edge_inside_white * white_level] = -np.inf
+    j = np.argmax(step_resp, axis=1)
+    peak = step_resp[np.arange(n), j]
+    level = np.percentile(prof, 90, axis=1)
+    ok = np.isfinite(peak) & (peak >= config.edge_min_step * np.maximum(level, 1.0))
+    jc = np.clip(j, 1, m - 2)
+    a, b, c = (step_resp[np.arange(n), jc + d] for d in (-1, 0, 1))
+    b = np.where(np.isfinite(b), b, 0.0)
+    a = np.where(np.isfinite(a), a, b)
+    c = np.where(np.isfinite(c), c, b)
+    den = a - 2 * b + c
+    sub_px = np.where(np.abs(den) > 1e-6, 0.5 * (a - c) / np.where(np.abs(den) > 1e-6, den, 1), 0.0)
+    pos = offs[jc] + np.clip(sub_px, -0.5, 0.5) * step - config.card_inset_cells
+    if ok.sum() < config.edge_min_points:
+        return None
+    if side == 0:
+        g = np.stack([along, pos], 1)
+    elif side == 1:
+        g = np.stack([SIZE - pos, along], 1)
+    elif side == 2:
+        g = np.stack([along, SIZE - pos], 1)
+    else:
+        g = np.stack([pos, along], 1)
+    return apply_homography(h, g[ok])
+
+
+def _robust_line(pts: np.ndarray, config: LocateConfig) -> np.ndarray | None:
+    """Homogeneous line through ``pts`` after trimming the worst outliers (chips over an edge)."""
+    p = pts.astype(np.float32)
+    keep = np.ones(len(p), bool)
+    for _ in range(3):
+        if keep.sum() < config.edge_min_points:
+            return None
+        vx, vy, x0, y0 = cv2.fitLine(p[keep], cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        r = np.abs((p[:, 0] - x0) * vy - (p[:, 1] - y0) * vx)
+        scale = max(1.4826 * float(np.median(r[keep])), 0.3)
+        keep = r <= 3.0 * scale
+    return np.cross([x0, y0, 1.0], [x0 + vx, y0 + vy, 1.0])

@@ -46,6 +46,8 @@ class OrientConfig:
     min_cells: int = 20
     aspect_weight: float = 0.15
     """Weight of the weak prior from the grid's measured aspect (Jumbo cells are wider than tall)."""
+    highpass_cells: int = 0
+    """When > 0, correlate only the pattern minus its local mean over this many cells."""
     full_margin: float = 0.45
     """Margin between the best and second-best rotation that counts as full confidence."""
 
@@ -83,6 +85,12 @@ def orient_grid(
     enough = int(valid.sum()) >= config.min_cells
     if enough:
         f = np.where(valid, redness, 0.0)
+        pattern = _INK_SIGN
+        if config.highpass_cells:
+            # Compare fine structure only: a colour cast drifting across the board (a warm lamp
+            # on one side, a reddish table under a wrong grid) must not look like the layout.
+            f = np.where(valid, f - _local_mean(f, valid, config.highpass_cells), 0.0)
+            pattern = _INK_SIGN - _local_mean(_INK_SIGN, _INK_SIGN != 0, config.highpass_cells)
         mu = f[valid].mean()
         sd = f[valid].std()
         if sd > 1e-9:
@@ -91,8 +99,10 @@ def orient_grid(
                 # The seen lattice rotated by k quarter turns is the canonical one when the
                 # canonical corner (0, 0) is the k-th seen corner.
                 canon = np.rot90(z, k)
-                mask = np.rot90(valid, k)
-                scores[k] += float((canon * _INK_SIGN)[mask].sum() / max(mask.sum(), 1))
+                mask = np.rot90(valid, k) & (_INK_SIGN != 0)
+                p = pattern[mask]
+                norm = max(float(np.sqrt((canon[mask] ** 2).sum() * (p**2).sum())), 1e-9)
+                scores[k] += float((canon[mask] * p).sum() / norm)
         else:
             enough = False
     order = np.argsort(-scores)
@@ -132,6 +142,14 @@ def cell_redness(frame: np.ndarray, corners: np.ndarray, config: OrientConfig = 
     ok = cells_w >= config.min_ink_weight
     out[ok] = cells_r[ok] / cells_w[ok]
     return out
+
+
+def _local_mean(values: np.ndarray, valid: np.ndarray, size: int) -> np.ndarray:
+    """Mean of the valid neighbours within a ``size`` x ``size`` window (normalised convolution)."""
+    w = valid.astype(np.float64)
+    num = cv2.blur(values * w, (size, size), borderType=cv2.BORDER_REFLECT)
+    den = cv2.blur(w, (size, size), borderType=cv2.BORDER_REFLECT)
+    return num / np.maximum(den, 1e-9)
 
 
 def _ring_mask(n: int, config: OrientConfig) -> np.ndarray:
