@@ -204,3 +204,13 @@ def test_camera_snapshot_and_missing_camera(client, tmp_path) -> None:
     bare = create_app({"HUB": Hub(FakeGame()), "PIN": PIN, "DATA_DIR": tmp_path}).test_client()
     assert bare.get("/camera/snapshot.jpg").status_code == 404
     assert bare.get("/camera/stream.mjpg").status_code == 404
+
+
+def test_deal_says_cards_each_and_sequences_needed(client) -> None:
+    four = client.get("/api/setup/deal?players=4&teams=2").get_json()
+    assert four["cards_each"] == 6 and four["sequences_needed"] == 2
+    nine = client.get("/api/setup/deal?players=9&teams=3").get_json()
+    assert nine["cards_each"] == 4 and nine["sequences_needed"] == 1
+    for query in ("players=5&teams=2", "players=3&teams=2", "players=4&teams=3", "players=x", "teams=2"):
+        response = client.get(f"/api/setup/deal?{query}")
+        assert response.status_code == 400 and response.get_json()["error"], query

@@ -59,8 +59,11 @@ function cellKey(cell) { return `${cell[0]},${cell[1]}`; }
 // Cells of completed sequences with their team: from state.sequences, else from locked chips.
 function sequenceCells(state, grid) {
   const seq = new Map();
-  const list = state.sequences || [];
-  for (const item of Array.isArray(list) ? list : []) {
+  // The engine sends {team: [[cell x5], ...]}; a flat list of {team, cells} works too.
+  const raw = state.sequences || [];
+  const list = Array.isArray(raw) ? raw
+    : Object.entries(raw).flatMap(([team, seqs]) => seqs.map((cells) => ({ team, cells })));
+  for (const item of list) {
     const cells = Array.isArray(item) ? item : item.cells || [];
     const team = Array.isArray(item) ? null : item.team || item.colour;
     for (const cell of cells) seq.set(cellKey(cell), team);

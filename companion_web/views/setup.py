@@ -70,11 +70,14 @@ def deal_info(players: int, teams: int) -> dict[str, Any]:
     from engine import rules
 
     try:
-        rules.check_players(players, teams)
-        cards = rules.cards_per_player(players)
+        sides = rules.team_counts(players)
+        cards = rules.cards_dealt(players)
         needed = rules.sequences_needed(teams)
     except ValueError as exc:
         raise BadInput(str(exc)) from None
+    if teams not in sides:
+        options = " or ".join(map(str, sides))
+        raise BadInput(f"{players} players cannot play as {teams} teams; they play as {options}")
     return {"players": players, "teams": teams, "cards_each": cards, "sequences_needed": needed}
 
 
