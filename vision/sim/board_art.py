@@ -29,7 +29,8 @@ class BoardVariant:
     margin: BGR  # colour of the border band around the grid
     text: BGR  # "SEQUENCE" lettering in the margin
     card: BGR  # card face white
-    margin_cells: tuple[float, float]  # (left/right, top/bottom) margin, in cell heights
+    margin_cells: tuple[float, float]  # (left/right, top/bottom) margin, in cell heights; the
+    # classic folding board is 15 x 19 inches around a square grid: wide bands top and bottom
     crease: bool  # a folding board shows a crease across the middle
     glossy: float  # 0 matte card board .. 1 vinyl mat (scales glare)
 
@@ -38,13 +39,13 @@ VARIANTS: dict[str, BoardVariant] = {
     v.name: v
     for v in (
         BoardVariant("modern", "classic", (196, 198, 196), (190, 192, 190), (70, 70, 72),
-                     (238, 242, 244), (0.55, 0.8), True, 0.25),
+                     (238, 242, 244), (0.4, 1.6), True, 0.25),
         BoardVariant("modern_warm", "classic", (182, 192, 198), (176, 186, 192), (60, 62, 70),
-                     (228, 238, 244), (0.5, 0.7), True, 0.2),
+                     (228, 238, 244), (0.45, 1.5), True, 0.2),
         BoardVariant("old_black", "classic", (34, 32, 30), (28, 26, 24), (70, 190, 225),
-                     (232, 240, 244), (0.6, 0.85), True, 0.35),
+                     (232, 240, 244), (0.5, 1.4), True, 0.35),
         BoardVariant("old_green", "classic", (52, 82, 32), (44, 72, 26), (215, 225, 230),
-                     (230, 238, 242), (0.6, 0.85), True, 0.3),
+                     (230, 238, 242), (0.5, 1.45), True, 0.3),
         BoardVariant("vinyl", "jumbo", (200, 200, 198), (196, 196, 194), (58, 58, 60),
                      (240, 243, 245), (0.35, 0.55), False, 1.0),
         BoardVariant("vinyl_dark", "jumbo", (48, 70, 30), (40, 60, 24), (220, 228, 232),
@@ -353,9 +354,11 @@ def _build_level0(edition: str, v: BoardVariant, cfg: ArtConfig) -> tuple[np.nda
             roi = img[cy0:cy1, cx0:cx1].astype(np.float32)
             img[cy0:cy1, cx0:cx1] = (roi * (1 - a) + face * a).astype(np.uint8)
     _margin_text(img, (x0, y0, x1, y1), v)
-    if v.crease:  # the fold of a folding board, across the middle
+    if v.crease:  # the board folds in four (15 x 19 inches into a 10 x 8 inch box): two creases
         mid = (y0 + y1) // 2
         img[mid - 1:mid + 1] = (img[mid - 1:mid + 1] * 0.82).astype(np.uint8)
+        mid = (x0 + x1) // 2
+        img[:, mid - 1:mid + 1] = (img[:, mid - 1:mid + 1] * 0.85).astype(np.uint8)
     edge = max(2, ch // 30)  # darker board edge
     img[:edge] = img[:edge] * 0.6
     img[-edge:] = img[-edge:] * 0.6
