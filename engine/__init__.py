@@ -6,6 +6,7 @@ from engine.game import Game
 from engine.labels import Label
 from engine.layout import CELLS, CORNERS, LAYOUT, SIZE, Cell, card_at, cells_of, ink_of
 from engine.sequences import find_sequences
+from engine.store import GameStore, StoreError
 
 __all__ = [
     "CELLS",
@@ -18,7 +19,9 @@ __all__ = [
     "Chip",
     "Event",
     "Game",
+    "GameStore",
     "Label",
+    "StoreError",
     "card_at",
     "cells_of",
     "find_sequences",
