@@ -10,8 +10,13 @@ the team panels and the event log.
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 from pathlib import Path
+
+# A script's own folder comes first on sys.path; keep sibling scripts (benchmarks/engine.py)
+# from shadowing the packages of the same name.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
