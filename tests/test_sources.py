@@ -300,3 +300,23 @@ def test_sim_read_frame_by_frame_gives_consecutive_frames() -> None:
     assert [f.index for f in frames] == [0, 1, 2]
     assert [f.t for f in frames] == pytest.approx([0.0, 0.1, 0.2])
     assert frames[0].image.shape == (180, 320, 3)
+
+
+def test_camera_that_opens_but_never_sends_backs_off_and_gives_up() -> None:
+    config = SourceConfig(backoff_initial_s=0.02, backoff_max_s=0.08, failed_reads_to_drop=2,
+                          failed_read_pause_s=0.001, max_reconnect_attempts=4)
+    handed: list[FakeCamera] = [FakeCamera([picture(80)])]  # one frame, then silence
+
+    def factory(target: object) -> FakeCamera:
+        if len(handed) == 1 and not handed[0].released:
+            return handed[0]
+        handed.append(FakeCamera([]))  # opens fine, never sends a frame
+        return handed[-1]
+
+    started = time.monotonic()
+    with open_source(0, capture_factory=factory, config=config) as source:
+        assert len(list(source.frames())) == 1
+        assert source.state == "failed"
+    assert len(handed) == 1 + 4  # the good camera, then 4 silent ones: no busy loop
+    assert all(camera.released for camera in handed)
+    assert time.monotonic() - started >= 0.02 + 0.02 + 0.04 + 0.08 - 0.01  # the waits doubled

@@ -385,40 +385,51 @@ class LiveSource(FrameSource):
                     capture = self._try_open()
                     if capture is None:
                         attempts += 1
-                        with self._cond:
-                            self._attempts = attempts
-                        limit = self._config.max_reconnect_attempts
-                        if limit is not None and attempts >= limit:
-                            self._set_state("failed", f"gave up after {attempts} attempts to reconnect")
+                        if self._give_up(attempts):
                             return
-                        delay = min(self._config.backoff_max_s,
-                                    self._config.backoff_initial_s * 2 ** (attempts - 1))
+                        delay = self._backoff(attempts)
                         self._set_state("reconnecting",
                                         f"cannot open the camera; retry {attempts} in {delay:.1f} s")
                         self._stop.wait(delay)
                         continue
-                attempts = 0
-                with self._cond:
-                    self._attempts = 0
                 self._set_state("connected")
                 try:
-                    ended = self._read_until_drop(capture)
+                    ended, delivered = self._read_until_drop(capture)
                 finally:
                     capture.release()
                     capture = None
                 if ended or self._stop.is_set():
                     self._set_state("ended", "closed" if self._stop.is_set() else "end of input")
                     return
+                # a device that opens but never sends a frame counts as a failed attempt
+                attempts = 0 if delivered else attempts + 1
+                if self._give_up(attempts):
+                    return
                 with self._cond:
                     self._drops += 1
+                    self._attempts = attempts
                 self._set_state("reconnecting", "the camera stopped sending frames; reconnecting")
-                self._stop.wait(self._config.backoff_initial_s)
+                self._stop.wait(self._backoff(attempts))
             self._set_state("ended", "closed")
         finally:
             if capture is not None:
                 capture.release()
             with self._cond:
                 self._cond.notify_all()
+
+    def _backoff(self, attempts: int) -> float:
+        """Seconds to wait before reconnect attempt ``attempts + 1`` (doubling, capped)."""
+        return min(self._config.backoff_max_s, self._config.backoff_initial_s * 2 ** max(0, attempts - 1))
+
+    def _give_up(self, attempts: int) -> bool:
+        """Record ``attempts``; True (state ``failed``) once the configured limit is reached."""
+        with self._cond:
+            self._attempts = attempts
+        limit = self._config.max_reconnect_attempts
+        if limit is not None and attempts >= limit:
+            self._set_state("failed", f"gave up after {attempts} attempts to reconnect")
+            return True
+        return False
 
     def _try_open(self) -> CaptureLike | None:
         try:
@@ -431,9 +442,10 @@ class LiveSource(FrameSource):
         capture.release()
         return None
 
-    def _read_until_drop(self, capture: CaptureLike) -> bool:
-        """Read into the slot until stopped (True), the input ends (True) or it drops (False)."""
-        failures = 0
+    def _read_until_drop(self, capture: CaptureLike) -> tuple[bool, bool]:
+        """Read into the slot until stopped or the input ends (``ended`` True) or the device drops
+        (False); ``delivered``: at least one good frame came."""
+        failures, delivered = 0, False
         self._freeze_reset()
         paced_from, paced_count = time.monotonic(), 0
         while not self._stop.is_set():
@@ -441,7 +453,7 @@ class LiveSource(FrameSource):
                 due = paced_from + paced_count / self._pace_fps
                 delay = due - time.monotonic()
                 if delay > 0 and self._stop.wait(delay):
-                    return True
+                    return True, delivered
                 paced_count += 1
             try:
                 ok, raw = capture.read()
@@ -451,17 +463,17 @@ class LiveSource(FrameSource):
             image = validate_image(raw) if ok else None
             if image is None:
                 if not self._reconnect:
-                    return True
+                    return True, delivered
                 failures += 1
                 if failures >= self._config.failed_reads_to_drop:
                     logger.warning("%s: %d failed reads in a row; dropping the device",
                                    self.description, failures)
-                    return False
+                    return False, delivered
                 self._stop.wait(self._config.failed_read_pause_s)
                 continue
-            failures = 0
+            failures, delivered = 0, True
             self._publish(image, int(getattr(capture, "segment", 0)))
-        return True
+        return True, delivered
 
     def _freeze_reset(self) -> None:
         if self._freeze is not None:
