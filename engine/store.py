@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from engine.events import WIN, Event
+from engine.events import UNDONE, WIN, Event
 from engine.game import Game
 from engine.paths import default_data_dir
 
@@ -68,8 +68,12 @@ class StoreError(ValueError):
     """The game database cannot be used; the message says which file and why."""
 
 
-class GameNotFoundError(StoreError):
-    """No stored game has that id."""
+class GameNotFoundError(StoreError, LookupError):
+    """No stored game has that id (also a ``LookupError``, so web code can answer 404)."""
+
+
+class StoreWriteError(StoreError, OSError):
+    """Writing failed (disk full, read-only, locked); also an ``OSError`` like any failing disk."""
 
 
 def _now() -> str:
@@ -177,12 +181,15 @@ class GameStore:
                 game_id = int(cursor.lastrowid)
                 self._insert_events(conn, game_id, game.history, now)
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot write to the game database {self.path}: {exc}") from None
+            raise StoreWriteError(f"cannot write to the game database {self.path}: {exc}") from None
         return game_id
 
     def append(self, game_id: int, events: Iterable[Event], *, game: Game | None = None) -> None:
-        """Append one event group in one transaction. Pass ``game`` to keep the listed
-        winner and board exact (without it a win event still sets the winner)."""
+        """Append one event group in one transaction.
+
+        Pass ``game`` to keep the listed winner and board exact; without it a win event sets
+        the winner and an undo re-reads the game from its log.
+        """
         events = list(events)
         if not events:
             return
@@ -194,16 +201,26 @@ class GameStore:
                     raise GameNotFoundError(f"no stored game with id {game_id!r} in {self.path}")
                 self._insert_events(conn, game_id, events, now, first_seq=row[0])
                 if game is not None:
-                    conn.execute(
-                        "UPDATE games SET winner = ?, board = ? WHERE id = ?",
-                        (game.winner, game.board.to_text(), game_id),
-                    )
+                    self._set_summary(conn, game_id, game)
                 else:
                     for event in events:
                         if event.type == WIN:
                             conn.execute("UPDATE games SET winner = ? WHERE id = ?", (event.team, game_id))
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot write to the game database {self.path}: {exc}") from None
+            raise StoreWriteError(f"cannot write to the game database {self.path}: {exc}") from None
+        if game is None and any(event.type == UNDONE for event in events):
+            replayed = self.load(game_id)
+            try:
+                with self._transaction() as conn:
+                    self._set_summary(conn, game_id, replayed)
+            except sqlite3.Error as exc:
+                raise StoreWriteError(f"cannot write to the game database {self.path}: {exc}") from None
+
+    @staticmethod
+    def _set_summary(conn: sqlite3.Connection, game_id: int, game: Game) -> None:
+        conn.execute(
+            "UPDATE games SET winner = ?, board = ? WHERE id = ?", (game.winner, game.board.to_text(), game_id)
+        )
 
     @staticmethod
     def _insert_events(

@@ -168,3 +168,28 @@ def test_default_data_dir(monkeypatch, tmp_path):
     monkeypatch.delenv("XDG_DATA_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert default_data_dir() == tmp_path / "home" / ".local" / "share" / "sequence-companion"
+
+
+def test_winner_listing_follows_undo_without_the_game(tmp_path):
+    store = GameStore(tmp_path)
+    game = Game(("blue", "green", "red"), track_turns=False)
+    game_id = store.new_game(game)
+    labels = game.expected_labels()
+    for r in range(2, 7):
+        labels[r][3] = "red"
+        store.append(game_id, game.observe([row.copy() for row in labels]))
+    assert store.list_games()[0]["winner"] == "red"
+    store.append(game_id, game.undo())
+    assert store.list_games()[0]["winner"] is None
+
+
+def test_missing_game_is_a_lookup_error_and_write_failures_are_os_errors(tmp_path):
+    store = GameStore(tmp_path)
+    with pytest.raises(LookupError):
+        store.export(7)
+    game_id = store.new_game(Game())
+    store.close()
+    reopened = GameStore(tmp_path)
+    reopened._conn.execute("PRAGMA query_only = ON")
+    with pytest.raises(OSError, match="cannot write"):
+        reopened.append(game_id, Game().correct((3, 3), "blue"))
