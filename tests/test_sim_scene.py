@@ -18,7 +18,7 @@ RECT = 40  # pixels per cell in rectified test images
 
 def _clean(spec):
     """The same scene without clutter or camera defects (for pixel-level checks)."""
-    return dataclasses.replace(spec, clutter=(), optics=Optics())
+    return dataclasses.replace(spec, clutter=(), optics=Optics(), auto_exposure=1.0)
 
 
 def _rectify(frame: np.ndarray, corners: np.ndarray, aspect: float = 1.0) -> np.ndarray:

@@ -367,6 +367,8 @@ def simulate_game(spec: GameSpec) -> GameSim:
     if spec.difficulty != "hard":  # a camera set up to watch a game frames the board well
         fill = float(rng.uniform(*CONFIG.game_fill))
         scene = dataclasses.replace(scene, camera=dataclasses.replace(scene.camera, fill=fill))
+    # a webcam watching a game meters once and holds (the drift under hands is scripted)
+    scene = dataclasses.replace(scene, auto_exposure=render_with(scene, scene.labels).auto_exposure)
     s = _Script(spec, scene, rng)
     flips = spec.flips if spec.flips is not None else spec.edition == "jumbo"
     n_turns_est = spec.max_moves

@@ -74,6 +74,7 @@ class SceneSpec:
     board_rot: float = 0.0  # a bump: board turned in the plane (degrees)
     fold: float = 0.0  # degrees each half of a folding board rises towards its raised crease
     noise_seed: int = 0  # which sensor noise this frame gets
+    auto_exposure: float | None = None  # the camera's own gain; None: metered from this frame
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,7 @@ class Scene:
     occluded: np.ndarray  # (10, 10) bool: clutter covers more than ``occlusion_threshold``
     spec: SceneSpec
     cover: np.ndarray  # (10, 10) float32: fraction of each cell hidden by clutter
+    auto_exposure: float = 1.0  # the gain the camera's metering chose (before ``exposure`` errors)
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,9 @@ class RenderConfig:
     chip_thickness: float = 0.09  # cell heights
     noise_pad: int = 32
     contact_shadow: float = 0.4  # darkening of the table right at the board's edge
+    meter_target: float = 118.0  # mean grey auto exposure aims for
+    meter_step: int = 8  # metering samples every this many pixels
+    auto_exposure_range: tuple[float, float] = (0.6, 2.2)
     table_variants: int = 2  # textures per table kind (each kept in memory)
     plain_table_chance: float = 0.25  # share of random scenes on a plain white or dark table
     chip_max_radius: float = 0.45  # a chip never overflows its cell's height (wide Jumbo cells)
@@ -425,8 +430,17 @@ def _colour_matrix(spec: SceneSpec) -> np.ndarray | None:
     return np.diag(wb) @ sat
 
 
+def metered_exposure(frame: np.ndarray, gain_lo: np.ndarray) -> float:
+    """The gain a camera's auto exposure picks so the scene's mean lands on a mid grey
+    (a white board on a dark table comes out bright, on a white table dark)."""
+    step = CONFIG.meter_step
+    mean = float(frame[::step, ::step].mean()) * float(gain_lo.mean())
+    lo, hi = CONFIG.auto_exposure_range
+    return float(np.clip(CONFIG.meter_target / max(mean, 1.0), lo, hi))
+
+
 def _finish(frame: np.ndarray, spec: SceneSpec, shadow: np.ndarray, contact: np.ndarray,
-            glossy: float) -> np.ndarray:
+            glossy: float) -> tuple[np.ndarray, float]:
     """Blur, lighting, white balance, saturation, noise and JPEG: the camera's part.
 
     Works on uint8 with saturating OpenCV arithmetic (a fraction of float NumPy's cost).
@@ -446,9 +460,10 @@ def _finish(frame: np.ndarray, spec: SceneSpec, shadow: np.ndarray, contact: np.
         k = cv2.warpAffine(k, R, (n, n))
         frame = cv2.filter2D(frame, -1, k / max(float(k.sum()), 1e-6))
     gain_lo, add_lo = _lighting_maps(spec, shadow, glossy)
+    gain_lo = gain_lo * (1.0 - contact)
+    ae = spec.auto_exposure if spec.auto_exposure is not None else metered_exposure(frame, gain_lo)
     # the gain map in 1/GAIN_UNIT steps, ordered-dithered so smooth surfaces show no banding
-    gain = cv2.resize(gain_lo * (1.0 - contact) * np.float32(L.exposure * GAIN_UNIT), (w, h),
-                      interpolation=cv2.INTER_LINEAR)
+    gain = cv2.resize(gain_lo * np.float32(L.exposure * ae * GAIN_UNIT), (w, h), interpolation=cv2.INTER_LINEAR)
     gain = np.clip(cv2.add(gain, _dither(spec.size)), 0, 255).astype(np.uint8)
     out = cv2.multiply(frame, cv2.merge([gain, gain, gain]), scale=1.0 / GAIN_UNIT)
     M = _colour_matrix(spec)
@@ -466,7 +481,7 @@ def _finish(frame: np.ndarray, spec: SceneSpec, shadow: np.ndarray, contact: np.
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(o.jpeg)])
         if ok:
             out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    return out
+    return out, ae
 
 
 def _cover_grid(cover: np.ndarray, corners: np.ndarray) -> np.ndarray:
@@ -543,12 +558,12 @@ def render_with(spec: SceneSpec, labels: Labels, extra: tuple[Clutter, ...] = ()
     aspect = EDITIONS[spec.edition].grid_aspect
     place = Placement(aspect, B, spec.lighting.light_dir, 1.0 if spec.edition == "classic" else 0.65)
     draw_items(canvas, cam, place, spec.clutter + extra)
-    out = _finish(canvas.frame, spec, canvas.shadow, contact, art.variant.glossy)
+    out, ae = _finish(canvas.frame, spec, canvas.shadow, contact, art.variant.glossy)
     corners = _grid_corners_image(spec, art, cam).astype(np.float32)
     cover = _cover_grid(canvas.cover, corners)  # measured before the lens bends the picture
     corners = distort_points(corners, spec.size, spec.optics.distortion)
     return Scene(out, corners, [list(row) for row in labels], spec.edition,
-                 cover > CONFIG.occlusion_threshold, spec, cover)
+                 cover > CONFIG.occlusion_threshold, spec, cover, ae)
 
 
 # ------------------------------------------------------------------ random specs
