@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.layout import CORNERS, Cell, card_at
+from engine.layout import CORNERS, Cell, card_at, in_bounds
 
 PLACED = "placed"
 REMOVED = "removed"
@@ -113,7 +113,7 @@ class Event:
 
 def _cell(value: Any) -> Cell:
     r, c = value
-    if not (isinstance(r, int) and isinstance(c, int) and 0 <= r < 10 and 0 <= c < 10):
+    if not (isinstance(r, int) and isinstance(c, int) and in_bounds((r, c))):
         raise ValueError(f"{value!r} is not a cell")
     return (r, c)
 

@@ -13,12 +13,13 @@ See docs/RULES.md for the rule readings chosen here.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from collections.abc import Sequence as Seq
 from dataclasses import dataclass
 from typing import Any
 
 from engine import events as ev
-from engine.board import CHIPS, CORNER_INDICES, Board, cell_index
+from engine.board import CHIPS, CORNER_INDICES, Board, Chip, cell_index
 from engine.events import Event
 from engine.labels import TEAM_COLOURS, Label, parse_label
 from engine.layout import CELLS, EDITIONS, SIZE, Cell
@@ -41,7 +42,7 @@ CONFIG_KEYS: frozenset[str] = frozenset({"teams", "edition", "track_turns"})
 class _Snapshot:
     """Everything a state-changing group may change, taken before it (for undo)."""
 
-    cells: list
+    cells: list[Chip | None]
     sequences: dict[str, list[int]]
     turn: str | None
     winner: str | None
@@ -274,7 +275,15 @@ class Game:
                 del self._pins[i]
         return skip
 
-    def _classify(self, i: int, got: str, chip, placements: list, removals: list, keys: list) -> None:
+    def _classify(
+        self,
+        i: int,
+        got: str,
+        chip: Chip | None,
+        placements: list[tuple[int, str]],
+        removals: list[int],
+        keys: list[tuple],
+    ) -> None:
         """Sort one differing cell into a placement, a removal or an alert key."""
         if i in CORNER_INDICES:
             if got != EMPTY:
@@ -348,7 +357,7 @@ class Game:
             out.append(Event(ev.ALERT, cell=cell, team=team, message=message, alert=ev.WRONG_TEAM, group=group))
         self._record_sequences(team, WINDOWS_THROUGH[i], group, out)
 
-    def _record_sequences(self, team: str, candidates, group: int, out: list[Event]) -> None:
+    def _record_sequences(self, team: str, candidates: Iterable[int], group: int, out: list[Event]) -> None:
         """Lock the windows that maximise ``team``'s sequences given those already recorded."""
         done = self._sequences[team]
         complete = complete_windows(self._masks[team], candidates)
@@ -478,7 +487,7 @@ class Game:
         if event.team not in self._masks:
             raise ValueError(f"event team {event.team!r} is not playing ({', '.join(self._teams)})")
 
-    def _set(self, i: int, chip) -> None:
+    def _set(self, i: int, chip: Chip | None) -> None:
         old = self._board._cells[i]
         if i in CORNER_INDICES:
             raise ValueError(f"cell {CELLS[i]!r} is a free corner and cannot hold a chip")
