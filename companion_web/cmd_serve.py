@@ -88,11 +88,10 @@ class WebServer:
         else:
             close_everything()
 
-    def serve_until_interrupted(self) -> None:
-        """Block until Ctrl-C or SIGTERM, then stop."""
+    def wait_until_interrupted(self) -> None:
+        """Block until Ctrl-C or SIGTERM (or the server loop ends); the caller then stops it."""
         stop = threading.Event()
         previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
-        self.start()
         try:
             while not stop.wait(0.5) and self._thread.is_alive():
                 pass
@@ -100,7 +99,6 @@ class WebServer:
             pass
         finally:
             signal.signal(signal.SIGTERM, previous)
-            self.stop()
 
 
 class LiveCamera:
@@ -170,14 +168,13 @@ def check_pin(pin: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.paths import default_data_dir
-
     from companion_web.app import create_app
     from companion_web.hub import Hub
-    from companion_web.netinfo import join_urls, qr_terminal
+    from companion_web.netinfo import join_urls
     from companion_web.pipeline import Pipeline
     from companion_web.security import new_pin
     from engine import Game, GameStore
+    from engine.paths import default_data_dir
     from vision.sources import open_source
 
     if not 0 < args.port < 65536:
@@ -221,6 +218,25 @@ def run(args: argparse.Namespace) -> int:
         "ON_PROFILE_SAVED": camera.use_profile,
     })
     server = WebServer(app, host=args.host, port=args.port)
+    try:
+        pipeline.start()
+        server.start()
+        _announce(source, profile_path, note, data_dir, urls, pin)
+        server.wait_until_interrupted()
+    finally:
+        server.stop()
+        pipeline.stop()
+        close = getattr(source, "close", None)
+        if close is not None:
+            close()
+    sys.stdout.write("sequence-companion: stopped; the game is saved.\n")
+    return 0
+
+
+def _announce(source: Any, profile_path: Path | None, note: str, data_dir: Path, urls: list[str], pin: str) -> None:
+    """What the person at the table needs: camera, addresses, QR code, PIN."""
+    from companion_web.netinfo import qr_terminal
+
     out = sys.stdout
     out.write(f"sequence-companion: camera: {source.description}\n")
     if "auto" in source.description and "sim" in source.description:
@@ -235,13 +251,3 @@ def run(args: argparse.Namespace) -> int:
     out.write(qr_terminal(urls[0]))
     out.write(f"PIN for changes: {pin}\nPress Ctrl-C to stop.\n")
     out.flush()
-    pipeline.start()
-    try:
-        server.serve_until_interrupted()
-    finally:
-        pipeline.stop()
-        close = getattr(source, "close", None)
-        if close is not None:
-            close()
-    out.write("sequence-companion: stopped; the game is saved.\n")
-    return 0

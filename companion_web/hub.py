@@ -38,7 +38,7 @@ class StoreLike(Protocol):
     """The part of ``engine.GameStore`` the hub uses."""
 
     def new_game(self, game: Any) -> Any: ...
-    def append(self, game_id: Any, events: Sequence[Any]) -> Any: ...
+    def append(self, game_id: Any, events: Sequence[Any], *, game: Any = None) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -214,7 +214,7 @@ class Hub:
         if self._store is None:
             return
         try:
-            self._store.append(self._game_id, events)
+            self._store.append(self._game_id, events, game=self._game)
         except (OSError, sqlite3.Error) as exc:
             log.error("could not save %d event(s) of game %s: %s", len(events), self._game_id, exc)
             self._store_error = f"the game log could not be saved ({exc}); check the disk"

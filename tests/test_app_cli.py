@@ -95,14 +95,20 @@ def test_serve_prints_how_to_join_resumes_and_stops_cleanly(tmp_path) -> None:
 
 
 def test_the_simulated_table_always_starts_a_fresh_game(tmp_path) -> None:
+    from engine import Game
+    from engine.store import GameStore
+
+    store = GameStore(tmp_path)
+    stored = store.new_game(Game())
+    store.close()
     port = free_port()
-    for _ in range(2):
-        proc, lines = start(tmp_path, port, "--source", "sim")
-        try:
-            assert "simulated table" in "\n".join(lines) and "new game" in "\n".join(lines)
-            assert get_json(f"http://127.0.0.1:{port}/api/state")["camera"]["state"]
-        finally:
-            assert stop(proc)[0] == 0
+    proc, lines = start(tmp_path, port, "--source", "sim")
+    try:
+        text = "\n".join(lines)
+        assert "simulated table" in text and f"new game {stored + 1}" in text
+        assert get_json(f"http://127.0.0.1:{port}/api/state")["game_id"] == stored + 1
+    finally:
+        assert stop(proc)[0] == 0
 
 
 def test_serve_refuses_bad_options_with_one_line(tmp_path) -> None:

@@ -136,7 +136,7 @@ def test_a_failing_disk_is_reported_to_pages_and_the_game_goes_on() -> None:
     import sqlite3
 
     class BrokenStore(FakeStore):
-        def append(self, game_id, events):
+        def append(self, game_id, events, *, game=None):
             raise sqlite3.OperationalError("database or disk is full")
 
     hub = Hub(FakeGame(), store=BrokenStore())

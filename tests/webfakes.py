@@ -119,7 +119,7 @@ class FakeStore:
         self.games[game_id] = []
         return game_id
 
-    def append(self, game_id: int, events: list[Any]) -> None:
+    def append(self, game_id: int, events: list[Any], *, game: Any = None) -> None:
         self.games[game_id].extend(events)
 
     def list_games(self) -> list[dict[str, Any]]:
