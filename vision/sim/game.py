@@ -67,7 +67,7 @@ class GameConfig:
     hover_height: tuple[float, float] = (0.5, 1.2)
     high: float = 3.0  # height while travelling
     bump_frames: int = 2
-    cover_scale: int = 1  # measure hand cover on a frame this many times smaller (1: exact)
+    cover_height: float = 360.0  # hand cover (and "the hand has left") is measured at this frame height
     game_fill: tuple[float, float] = (0.6, 0.92)  # board fill of the frame (not on "hard")
     auto_exposure: float = 0.05  # largest exposure drift while a hand is in view
     auto_exposure_rate: float = 0.12  # per frame, towards that drift
@@ -149,10 +149,11 @@ class GameSim:
 
 
 def _hand_cover(spec: SceneSpec, hand: Clutter) -> np.ndarray:
-    """(10, 10) fraction of each cell a hand hides (measured on a small frame: cheap)."""
+    """(10, 10) fraction of each cell a hand hides, measured on a frame at most ``cover_height``
+    pixels high (cheap, and the same measure for the script and the rendered frames)."""
     w, h = spec.size
-    k = max(1.0, min(float(CONFIG.cover_scale), min(w, h) / 64.0))  # same aspect, at least 64 px
-    small = dataclasses.replace(spec, size=(round(w / k), round(h / k)))
+    k = max(1.0, min(w, h) / CONFIG.cover_height)  # same aspect, never finer than needed
+    small = dataclasses.replace(spec, size=(round(w / k), round(h / k))) if k > 1 else spec
     return occlusion_of(small, (hand,))
 
 
@@ -176,6 +177,7 @@ class _Script:
         self.aspect = EDITIONS[spec.edition].grid_aspect
         self.board = Board.empty()
         self.flipped: set[Cell] = set()
+        self._labels: Labels | None = None
         self.states: list[_State] = []
         self.events: list[dict] = []
         self.shift, self.rot = (0.0, 0.0), 0.0
@@ -193,10 +195,25 @@ class _Script:
     # ---------------------------------------------------------------- frames
 
     def labels(self) -> Labels:
-        grid = self.board.to_labels()
-        for r, c in self.flipped:
-            grid[r][c] = "flipped"
-        return tuple(tuple(row) for row in grid)
+        """The chips on the board now, as detect labels (cached until the next change)."""
+        if self._labels is None:
+            grid = self.board.to_labels()
+            for r, c in self.flipped:
+                grid[r][c] = "flipped"
+            self._labels = tuple(tuple(row) for row in grid)
+        return self._labels
+
+    def place(self, cell: Cell, team: str) -> None:
+        self.board.place(cell, team)
+        self._labels = None
+
+    def remove(self, cell: Cell) -> None:
+        self.board.remove(cell)
+        self._labels = None
+
+    def flip(self, cell: Cell) -> None:
+        self.flipped.add(cell)
+        self._labels = None
 
     def push(self, hand: Clutter | None, n: int = 1, shade: tuple | None = None) -> None:
         """Append ``n`` frames showing the board now; the camera's auto exposure drifts a little
@@ -399,11 +416,11 @@ def simulate_game(spec: GameSpec) -> GameSim:
             s.event("pass", left, team=team)
         elif removal is not None:
             colour = s.board.chip(removal).colour  # type: ignore[union-attr]
-            left = s.visit(side, [removal], [lambda cell=removal: s.board.remove(cell)])
+            left = s.visit(side, [removal], [lambda cell=removal: s.remove(cell)])
             s.event("removed", left, cell=list(removal), team=colour, by=team)
         else:
             cell = s.choose_place(team)
-            left = s.visit(side, [cell], [lambda cell=cell, team=team: s.board.place(cell, team)])
+            left = s.visit(side, [cell], [lambda cell=cell, team=team: s.place(cell, team)])
             s.event("placed", left, cell=list(cell), team=team)
             new = s.new_sequences(team)
             for seq in new:
@@ -414,7 +431,7 @@ def simulate_game(spec: GameSpec) -> GameSim:
             if new and flips:
                 s.idle(float(rng.uniform(*CONFIG.flip_delay)))
                 cells = [c for seq in new for c in seq if c not in CORNERS and c not in s.flipped]
-                actions = [lambda c=c: s.flipped.add(c) for c in cells]
+                actions = [lambda c=c: s.flip(c) for c in cells]
                 left = s.visit(side, cells, actions)
                 for c in cells:
                     s.event("flip", left, cell=list(c), team=team)
