@@ -121,6 +121,10 @@ def test_given_labels_are_used_and_checked() -> None:
         check_labels(labels)
     with pytest.raises(ValueError, match="difficulty"):
         random_spec(1, difficulty="brutal")
+    with pytest.raises(ValueError, match="seed"):
+        random_spec(-1)
+    with pytest.raises(ValueError, match="edition"):
+        random_spec(1, edition="travel")
 
 
 def test_clutter_hides_only_a_few_cells() -> None:

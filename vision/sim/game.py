@@ -158,6 +158,8 @@ def _hand_cover(spec: SceneSpec, hand: Clutter) -> np.ndarray:
 
 
 def _check(spec: GameSpec) -> None:
+    if isinstance(spec.seed, bool) or not isinstance(spec.seed, (int, np.integer)) or spec.seed < 0:
+        raise ValueError(f"seed must be a whole number >= 0, got {spec.seed!r}")
     if spec.edition not in EDITIONS:
         raise ValueError(f"unknown edition {spec.edition!r}; expected one of: {', '.join(EDITIONS)}")
     if len(spec.teams) not in (2, 3) or len(set(spec.teams)) != len(spec.teams):

@@ -699,6 +699,8 @@ def random_spec(seed: int, *, edition: str | None = None, difficulty: str = "nor
                 size: tuple[int, int] = (1280, 720), labels: object = None,
                 chip_density: float | None = None) -> SceneSpec:
     """Draw a whole scene from ``seed`` (same seed and arguments -> same spec -> same frame)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
     if difficulty not in DIFFICULTIES:
         raise ValueError(f"unknown difficulty {difficulty!r}; expected one of: {', '.join(DIFFICULTIES)}")
     if edition is not None and edition not in EDITIONS:
