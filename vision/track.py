@@ -109,6 +109,8 @@ class TrackConfig:
     """Check the lock by phase correlation every this many still frames."""
     drift_px: float = 0.6
     """Phase-correlation shift (rectified pixels) that means the board moved under the lock."""
+    drift_backoff_seconds: float = 2.0
+    """After a drift alarm that re-alignment did not confirm, the check rests this long."""
     adapt_rate: float = 0.05
     """How fast unchanged cells follow slow light changes (per frame)."""
     adapt_below: float = 0.5
@@ -227,6 +229,7 @@ class BoardTracker:
         self._global_since: float | None = None
         self._global_still: float | None = None
         self._global_judged = False
+        self._drift_quiet_until = -math.inf
         self._still_frames = 0
         self._last_still_frame: np.ndarray | None = None
         self._ref_cache: Any = None
@@ -386,7 +389,7 @@ class BoardTracker:
         hand = dilate_cells(skin, cfg.occlusion_grow)
         board_wide = max(float((changed & ~hand).mean()), float(moving.mean()))
         if self._global_since is not None or board_wide >= cfg.global_fraction:
-            waiting = self._global_change(frame, rect, norm, moving, change, t)
+            waiting = self._global_change(frame, rect, norm, moving, change, t, hand=bool(skin.any()))
             if waiting is not None:
                 return waiting
         self._unreadable_since = None
@@ -396,8 +399,11 @@ class BoardTracker:
             self._still_frames = 0
         else:
             self._still_frames += 1
-            if self._still_frames % cfg.drift_every == 0 and changed.any() and self._drifted(norm):
+            check = self._still_frames % cfg.drift_every == 0 and t >= self._drift_quiet_until
+            if check and changed.any() and self._drifted(norm):
                 relocked = self._realign(frame, norm, float(change.mean()))
+                if not relocked:
+                    self._drift_quiet_until = t + cfg.drift_backoff_seconds
                 if relocked:
                     return self._update(t, "live", labels=self.committed, relocked=True,
                                         unknown=np.zeros((SIZE, SIZE), dtype=bool), message="re-locked")
@@ -569,7 +575,7 @@ class BoardTracker:
 
     def _global_change(
         self, frame: np.ndarray, rect: np.ndarray, norm: np.ndarray, moving: np.ndarray, change: np.ndarray,
-        t: float,
+        t: float, *, hand: bool,
     ) -> TrackUpdate | None:
         """Most of the board changed at once: wait for stillness, then re-lock if it moved.
 
@@ -592,15 +598,15 @@ class BoardTracker:
             self._global_still = t
         if t - self._global_still < cfg.settle_seconds:
             return waiting
-        if not self._global_judged:
-            self._global_judged = True
-            if self._judge_moved(frame, norm, float(change.mean())):
-                self._global_since = self._global_still = None
-                return self._update(t, "live", labels=self.committed, relocked=True,
-                                    unknown=np.zeros((SIZE, SIZE), dtype=bool), message="re-locked")
         if (change > cfg.change_threshold).mean() < cfg.global_fraction:
             self._global_since = self._global_still = None
             return None
+        if not self._global_judged:
+            self._global_judged = True
+            if self._judge_moved(frame, norm, float(change.mean()), hand=hand):
+                self._global_since = self._global_still = None
+                return self._update(t, "live", labels=self.committed, relocked=True,
+                                    unknown=np.zeros((SIZE, SIZE), dtype=bool), message="re-locked")
         waiting = self._update(t, "occluded", message="board covered")
         if t - self._global_still >= cfg.relight_after_seconds:
             log.info("frame %d: the board looks different but has not moved; re-normalising", self._index)
@@ -609,15 +615,19 @@ class BoardTracker:
                                 unknown=np.zeros((SIZE, SIZE), dtype=bool), message="light changed")
         return waiting
 
-    def _judge_moved(self, frame: np.ndarray, norm: np.ndarray, before: float) -> bool:
-        """Did the board move? Re-lock by alignment, else by re-finding it; True once re-locked."""
+    def _judge_moved(self, frame: np.ndarray, norm: np.ndarray, before: float, *, hand: bool) -> bool:
+        """Did the board move? Re-lock by alignment, else by re-finding it; True once re-locked.
+
+        With a hand in view alignment is biased (and re-finding costs a second), so then only
+        a re-alignment that clearly fits is taken; otherwise the tracker waits for the hand.
+        """
         cfg = self.config
         assert self._bg_grey is not None and self._rectifier is not None
         found = align(grey(norm), self._bg_grey, cfg.motion)
         moved = found is not None and warp_displacement(found[0], self._rectifier) >= cfg.realign_min_px
         if moved and self._apply_warp(frame, *found, before=before):
             return True
-        if found is None or moved:
+        if (found is None or moved) and not hand:
             corners = self._relocate(frame)
             if corners is not None and self._try_lock(frame, corners, before=before):
                 log.info("frame %d: board re-found", self._index)
