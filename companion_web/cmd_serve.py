@@ -91,14 +91,16 @@ class WebServer:
     def wait_until_interrupted(self) -> None:
         """Block until Ctrl-C or SIGTERM (or the server loop ends); the caller then stops it."""
         stop = threading.Event()
-        previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        # Explicit handlers: a shell may start us with SIGINT ignored (``serve &``).
+        previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
         try:
             while not stop.wait(0.5) and self._thread.is_alive():
                 pass
         except KeyboardInterrupt:
             pass
         finally:
-            signal.signal(signal.SIGTERM, previous)
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
 
 
 class LiveCamera:
