@@ -69,6 +69,7 @@ class SceneSpec:
     clutter: tuple[Clutter, ...] = ()
     chip_radius: float = 0.36  # chip radius / cell width (at most RenderConfig.chip_max_radius of the height)
     chip_jitter: float = 0.07  # max chip offset from the cell centre / cell height
+    chip_style: tuple[float, float, float, float] = (0.14, 0.6, 0.35, 0.09)  # rim, groove, gloss, thickness
     chip_tints: tuple[tuple[str, tuple[float, float, float]], ...] = ()  # colour -> BGR gain
     board_shift: tuple[float, float] = (0.0, 0.0)  # a bump: board moved in the plane (cells)
     board_rot: float = 0.0  # a bump: board turned in the plane (degrees)
@@ -98,7 +99,6 @@ class RenderConfig:
     occlusion_threshold: float = 0.3
     occlusion_px: int = 20  # grid-space samples per cell side when measuring cover
     shadow_scale: int = 4  # lighting maps are computed at 1/shadow_scale resolution
-    chip_thickness: float = 0.09  # cell heights
     noise_pad: int = 32
     contact_shadow: float = 0.4  # darkening of the table right at the board's edge
     meter_target: float = 118.0  # mean grey auto exposure aims for
@@ -220,16 +220,18 @@ def _chip_look(spec: SceneSpec, H: np.ndarray, art: BoardArt, level: int) -> Chi
     B = bump_matrix(spec.board_shift, spec.board_rot)
     centre = B @ np.array([0.0, 0.0, 1.0])
     base = cam.project(np.array([[centre[0], centre[1], 0.0]]))
-    top = cam.project(np.array([[centre[0], centre[1], -CONFIG.chip_thickness]]))
+    rim, groove, gloss, thickness = spec.chip_style
+    top = cam.project(np.array([[centre[0], centre[1], -thickness]]))
     tb = cv2.perspectiveTransform(np.array([base, top]).reshape(1, 2, 2), Hinv)[0]
     edge = (tb[1] - tb[0]) / (1 << level)
     px_per_cell = art.cell_px / (1 << level)
     lx, ly = spec.lighting.light_dir
-    shadow = np.array([lx, ly]) * CONFIG.chip_thickness * 2.5 * px_per_cell
+    shadow = np.array([lx, ly]) * thickness * 2.5 * px_per_cell
     return ChipLook(edge_offset=(round(float(edge[0]), 1), round(float(edge[1]), 1)),
                     shadow_offset=(round(float(shadow[0]), 1), round(float(shadow[1]), 1)),
                     shadow_blur=0.25, shadow_strength=0.5,
-                    light_angle=round(float(np.arctan2(-ly, -lx)), 2))
+                    light_angle=round(float(np.arctan2(-ly, -lx)), 2),
+                    rim=round(rim, 3), groove=round(groove, 3), gloss=round(gloss, 3))
 
 
 def _chip_colour(spec: SceneSpec, label: str, gain: float = 1.0) -> tuple[int, int, int]:
@@ -751,11 +753,14 @@ def random_spec(seed: int, *, edition: str | None = None, difficulty: str = "nor
     extra = np.random.default_rng([seed, 0x7AB1E])  # own stream: earlier draws stay as they were
     if extra.random() < CONFIG.plain_table_chance:
         table = EXTRA_TABLE_KINDS[int(extra.integers(len(EXTRA_TABLE_KINDS)))]
+    # chip sets differ: rim width, embossed groove, gloss, thickness (same stream, drawn after)
+    style = (float(extra.uniform(0.08, 0.2)), float(extra.uniform(0.5, 0.72)), float(extra.uniform(0.1, 0.55)),
+             float(extra.uniform(0.06, 0.12)))
     spec = SceneSpec(
         seed=seed, edition=ed, variant=variant, size=(int(size[0]), int(size[1])), labels=labs,
         camera=pose, lighting=lighting, optics=optics, table=table, table_variant=int(rng.integers(3)),
         chip_radius=float(rng.uniform(0.3, 0.4)), chip_jitter=_u(rng, d.chip_jitter),
-        chip_tints=tuple(tints), noise_seed=seed, fold=_u(rng, d.fold) if ed == "classic" else 0.0,
+        chip_tints=tuple(tints), chip_style=style, noise_seed=seed, fold=_u(rng, d.fold) if ed == "classic" else 0.0,
     )
     n_items = int(rng.integers(d.clutter_count[0], d.clutter_count[1] + 1))
     items = _random_clutter(rng, n_items, EDITIONS[ed].grid_aspect)
