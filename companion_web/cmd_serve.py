@@ -104,11 +104,26 @@ class WebServer:
 
 
 class LiveCamera:
-    """The running pipeline of one camera, as the views see it; calibration swaps its tracker."""
+    """The running pipeline of one camera, as the views see it.
 
-    def __init__(self, pipeline: Any, *, edition: str) -> None:
-        self.pipeline = pipeline
+    It owns what a fresh tracker is made from (profile, reference image, edition), so a new
+    game, a looping simulated table or a newly saved profile can start tracking afresh.
+    """
+
+    def __init__(self, *, profile: Any, reference: Any, edition: str) -> None:
+        self.pipeline: Any = None
+        self.profile = profile
+        self.reference = reference
         self.edition = edition
+
+    def new_tracker(self) -> Any:
+        return make_tracker(self.profile, self.reference, self.edition)
+
+    def reset(self, edition: str | None = None) -> None:
+        """Track from scratch (a new game): what the camera sees is committed afresh."""
+        if edition is not None:
+            self.edition = edition
+        self.pipeline.set_tracker(self.new_tracker())
 
     def latest_frame(self) -> Any:
         frame = self.pipeline.latest_frame()
@@ -125,8 +140,8 @@ class LiveCamera:
 
     def use_profile(self, path: Path) -> str:
         """Load a just-saved profile and track with it from the next frame."""
-        profile, reference = load_profile_and_reference(path)
-        self.pipeline.set_tracker(make_tracker(profile, reference, self.edition))
+        self.profile, self.reference = load_profile_and_reference(path)
+        self.reset()
         return "The camera now uses this profile."
 
 
@@ -206,14 +221,16 @@ def run(args: argparse.Namespace) -> int:
         note = f"new game {hub.game_id}"
     edition = str(hub.state().get("edition") or "classic")
 
+    camera = LiveCamera(profile=profile, reference=reference, edition=edition)
+
     def on_new_game(frame: Any) -> None:
         """The simulated table looped to its next game: a new engine game and a fresh tracker."""
-        hub.new_game(Game(teams=current_teams(hub), edition=edition))
-        pipeline.set_tracker(make_tracker(profile, reference, edition))
+        hub.new_game(Game(teams=current_teams(hub), edition=camera.edition))
+        camera.reset()
 
-    pipeline = Pipeline(source, make_tracker(profile, reference, edition), on_board=hub.observe,
-                        on_status=hub.set_camera_status, on_new_game=on_new_game)
-    camera = LiveCamera(pipeline, edition=edition)
+    camera.pipeline = Pipeline(source, camera.new_tracker(), on_board=hub.observe,
+                               on_status=hub.set_camera_status, on_new_game=on_new_game)
+    pipeline = camera.pipeline
     urls = join_urls(args.host, args.port)
     app = create_app({
         "HUB": hub, "CAMERA": camera, "PIN": pin, "DATA_DIR": data_dir, "JOIN_URL": urls[0],

@@ -50,6 +50,9 @@ def new_game() -> Any:
     except ValueError as exc:
         raise BadInput(str(exc)) from None
     game_id = svc.hub.new_game(game)
+    reset = getattr(svc.camera, "reset", None)
+    if reset is not None:
+        reset(edition)  # commit what the camera sees afresh, against the empty new game
     return jsonify(game_id=game_id, state=svc.hub.state())
 
 

@@ -111,6 +111,11 @@ def test_a_completed_sequence_shows_the_banner_and_locked_cells(context, live) -
     assert banner["x"] >= board["x"] + board["width"] or banner["y"] >= board["y"] + board["height"]
     page.locator("#banner-close").click()
     assert page.locator("#banner").is_hidden()
+    # Taking a locked chip away is a rule alert: a red banner saying to put it back.
+    events = live.place((5, 3), "empty")
+    assert any(e.type == "alert" for e in events)
+    page.wait_for_selector("#banner[data-kind='alert']:not(.hidden)", timeout=WAIT_MS)
+    assert "put it back" in page.locator("#banner-text").inner_text().lower()
 
 
 def test_a_correction_needs_the_pin(context, live) -> None:
