@@ -214,3 +214,17 @@ def test_deal_says_cards_each_and_sequences_needed(client) -> None:
     for query in ("players=5&teams=2", "players=3&teams=2", "players=4&teams=3", "players=x", "teams=2"):
         response = client.get(f"/api/setup/deal?{query}")
         assert response.status_code == 400 and response.get_json()["error"], query
+
+
+def test_app_on_the_real_store_resumes_the_last_game(tmp_path) -> None:
+    first = create_app({"PIN": PIN, "DATA_DIR": tmp_path}).test_client()
+    assert post(first, "/api/correct", {"cell": [2, 7], "label": "green"}).status_code == 200
+    game_id = first.get("/api/state").get_json()["game_id"]
+    assert first.get("/api/games").get_json()["games"][0]["id"] == game_id
+    export = first.get(f"/api/games/{game_id}/export").get_json()
+    assert export["board"].splitlines()[2][7] == "G"
+
+    again = create_app({"PIN": PIN, "DATA_DIR": tmp_path}).test_client()
+    state = again.get("/api/state").get_json()
+    assert state["game_id"] == game_id and state["board"].splitlines()[2][7] == "G"
+    assert [e["type"] for e in again.get("/api/history").get_json()["events"]] == ["corrected"]
