@@ -214,6 +214,8 @@ def load_profile(path: str | os.PathLike[str]) -> Profile:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ProfileError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:  # thousands of nested brackets: not a profile, and no crash
+        raise ProfileError(f"{path}: not a profile (JSON nested too deeply)") from None
     try:
         return Profile.from_dict(data)
     except ProfileError as exc:

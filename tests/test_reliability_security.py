@@ -137,18 +137,18 @@ def test_only_get_head_options_and_post_exist_and_get_routes_change_nothing(app)
     assert game_state(client) == before
 
 
-def test_pin_guessing_is_slowed_so_a_thousand_guesses_check_only_a_handful(tmp_path) -> None:
+def test_pin_guessing_is_slowed_so_hundreds_of_guesses_check_only_a_handful(tmp_path) -> None:
     app = make_app(tmp_path, GuardConfig(free_failures=3, base_delay_s=1.0))
     client = app.test_client()
     codes = []
-    for guess in range(1000):
+    for guess in range(300):
         response = client.post("/api/login", json={"pin": f"{guess:04d}"},
                                headers={"X-Forwarded-For": f"192.0.2.{guess % 250}"})  # a spoofed origin
         codes.append(response.status_code)
         assert response.status_code in (403, 429)
     checked = codes.count(403)
     assert checked <= 5, f"{checked} guesses were checked in a burst"
-    assert codes.count(429) >= 990
+    assert codes.count(429) >= 290
     slowed = client.post("/api/undo", headers={"X-PIN": PIN})  # the header path shares the back-off
     assert slowed.status_code == 429 and int(slowed.headers["Retry-After"]) >= 1
     other = client.post("/api/undo", headers={"X-PIN": PIN}, environ_base={"REMOTE_ADDR": "10.9.9.9"})

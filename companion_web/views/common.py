@@ -11,7 +11,10 @@ from companion_web.security import BadInput, require_object
 
 def json_body() -> dict[str, Any]:
     """The request's JSON object, or a clear 400."""
-    body = request.get_json(force=True, silent=True)
+    try:
+        body = request.get_json(force=True, silent=True)
+    except RecursionError:  # thousands of nested brackets: refuse, never a 500
+        body = None
     if body is None:
         raise BadInput("the request body must be a JSON object (Content-Type: application/json)")
     return require_object(body)
