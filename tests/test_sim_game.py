@@ -157,3 +157,15 @@ def test_rendered_frames_agree_that_the_hand_has_left(classic) -> None:
     for e in moves:
         assert not classic.render(e["frame"]).hand_visible
         assert classic.render(e["frame"] - 1).hand_visible
+
+
+@pytest.mark.parametrize("which", ["classic", "jumbo"])
+def test_chips_are_only_knocked_aside_under_a_hand(which, request) -> None:
+    sim = request.getfixturevalue(which)
+    for i in range(1, len(sim)):
+        a, b = dict(sim.states[i - 1].nudges), dict(sim.states[i].nudges)
+        moved = [cell for cell in b if b[cell] != a.get(cell)]
+        for cell in moved:
+            assert sim.states[i].hand is not None
+            assert _hand_cover(sim.scene_at(i), sim.states[i].hand)[cell] > 0.5
+            assert sim.states[i].labels[cell[0]][cell[1]] != "empty"

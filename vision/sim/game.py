@@ -72,6 +72,9 @@ class GameConfig:
     auto_exposure: float = 0.05  # largest exposure drift while a hand is in view
     auto_exposure_rate: float = 0.12  # per frame, towards that drift
     lean: tuple[float, float] = (1.5, 3.0)  # seconds someone's shadow sweeps over the board
+    nudge_chance: float = 0.25  # a placing hand knocks a neighbouring chip aside
+    nudge: float = 0.06  # by up to this much of a cell each way
+    nudge_cover: float = 0.6  # only a chip the hand hides this much (never one in plain view)
 
 
 CONFIG = GameConfig()
@@ -100,6 +103,7 @@ class _State:
     exposure: float  # multiplier on the scene's exposure
     warmth: float  # multiplier on the red gain (and inverse on blue)
     shade: tuple[float, float, float, float, float, float] | None = None  # someone leaning over
+    nudges: tuple = ()  # chips knocked a little off their place by a passing hand
 
 
 @dataclass
@@ -127,7 +131,8 @@ class GameSim:
                                     white_balance=(b / st.warmth, g, r * st.warmth),
                                     shadows=L.shadows + ((st.shade,) if st.shade else ()))
         return dataclasses.replace(self.scene, labels=st.labels, board_shift=st.shift, board_rot=st.rot,
-                                   lighting=light, noise_seed=self.scene.seed * 100_003 + index)
+                                   lighting=light, noise_seed=self.scene.seed * 100_003 + index,
+                                   nudges=st.nudges)
 
     def render(self, index: int) -> SimFrame:
         """Render frame ``index``."""
@@ -180,6 +185,8 @@ class _Script:
         self.board = Board.empty()
         self.flipped: set[Cell] = set()
         self._labels: Labels | None = None
+        self.nudges: dict[Cell, tuple[float, float]] = {}
+        self._near: list[Cell] = []
         self.states: list[_State] = []
         self.events: list[dict] = []
         self.shift, self.rot = (0.0, 0.0), 0.0
@@ -206,12 +213,33 @@ class _Script:
         return self._labels
 
     def place(self, cell: Cell, team: str) -> None:
+        """Put a chip down; now and then the hand knocks a neighbouring chip a little aside."""
         self.board.place(cell, team)
         self._labels = None
+        self.nudges.pop(cell, None)
+        if self.rng.random() < CONFIG.nudge_chance:
+            r, c = cell
+            self._near = [(r + dr, c + dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)
+                          if (dr or dc) and 0 <= r + dr < SIZE and 0 <= c + dc < SIZE
+                          and self.board.chip((r + dr, c + dc)) is not None]
+
+    def _nudge_under(self, hand: Clutter) -> None:
+        """Knock one of the chips next to the one just placed a little aside, if the hand hides it."""
+        near, self._near = self._near, []
+        if not near:
+            return
+        cover = _hand_cover(self.frame_spec(), hand)
+        hidden = [cell for cell in near if cover[cell] > CONFIG.nudge_cover]
+        if hidden:
+            n = hidden[int(self.rng.integers(len(hidden)))]
+            ox, oy = self.nudges.get(n, (0.0, 0.0))
+            dx, dy = self.rng.uniform(-CONFIG.nudge, CONFIG.nudge, 2)
+            self.nudges[n] = (round(float(ox + dx), 4), round(float(oy + dy), 4))
 
     def remove(self, cell: Cell) -> None:
         self.board.remove(cell)
         self._labels = None
+        self.nudges.pop(cell, None)
 
     def flip(self, cell: Cell) -> None:
         self.flipped.add(cell)
@@ -225,7 +253,7 @@ class _Script:
             target = self.ae_gain if hand is not None else 0.0
             self.ae += (target - self.ae) * CONFIG.auto_exposure_rate
             self.states.append(_State(labs, hand, self.shift, self.rot, self.exposure * (1 + self.ae),
-                                      self.warmth, shade))
+                                      self.warmth, shade, tuple(sorted(self.nudges.items()))))
 
     def idle(self, seconds: float) -> None:
         self.push(None, max(1, round(seconds * self.spec.fps)))
@@ -277,11 +305,13 @@ class _Script:
             n = self.frames_for(CONFIG.flip_each if len(cells) > 1 else CONFIG.hover)
             wobble = self.rng.uniform(0, 2 * np.pi, 2)
             for k in range(n):
-                if k == n // 2 and action is not None:
-                    action()
                 jiggle = 0.1 * np.array([np.sin(wobble[0] + k * 0.5), np.sin(wobble[1] + k * 0.4)])
                 low = hover_h - 0.25 * np.sin(np.pi * k / max(n - 1, 1))
-                self.push(self._hand(side, target + jiggle, low, target + heading))
+                hand = self._hand(side, target + jiggle, low, target + heading)
+                if k == n // 2 and action is not None:
+                    action()
+                    self._nudge_under(hand)
+                self.push(hand)
             pos = target
         # leave the way it came, then on until it no longer covers any cell; the move's frame
         # is the first one with the hand off the board (it may still be in the picture)

@@ -70,6 +70,7 @@ class SceneSpec:
     chip_radius: float = 0.36  # chip radius / cell width (at most RenderConfig.chip_max_radius of the height)
     chip_jitter: float = 0.07  # max chip offset from the cell centre / cell height
     chip_style: tuple[float, float, float, float] = (0.14, 0.6, 0.35, 0.09)  # rim, groove, gloss, thickness
+    nudges: tuple[tuple[tuple[int, int], tuple[float, float]], ...] = ()  # chips knocked aside (cells)
     chip_tints: tuple[tuple[str, tuple[float, float, float]], ...] = ()  # colour -> BGR gain
     board_shift: tuple[float, float] = (0.0, 0.0)  # a bump: board moved in the plane (cells)
     board_rot: float = 0.0  # a bump: board turned in the plane (degrees)
@@ -248,6 +249,7 @@ def _draw_chips(board: np.ndarray, spec: SceneSpec, art: BoardArt, level: int, l
     jit = rng.uniform(-1, 1, (SIZE, SIZE, 2)) * spec.chip_jitter
     shade = rng.integers(0, len(CONFIG.chip_shades), (SIZE, SIZE))  # chips of one colour differ a little
     colours: dict[str, tuple[int, int, int]] = {}
+    nudged = {cell: offset for cell, offset in spec.nudges}
     scale = 1.0 / (1 << level)
     ch = art.cell_size[1]
     cw = art.cell_size[0]
@@ -258,8 +260,9 @@ def _draw_chips(board: np.ndarray, spec: SceneSpec, art: BoardArt, level: int, l
             if lab not in CHIP_BGR:
                 continue
             x, y = art.cell_centre(r, c)
-            x = (x + jit[r, c, 0] * ch) * scale
-            y = (y + jit[r, c, 1] * ch) * scale
+            nx, ny = nudged.get((r, c), (0.0, 0.0))
+            x = (x + (jit[r, c, 0] + nx) * ch) * scale
+            y = (y + (jit[r, c, 1] + ny) * ch) * scale
             if lab not in colours:
                 colours[lab] = _chip_colour(spec, lab)
             sprite = _shaded_sprite(colours[lab], radius, look, lab == "flipped", CONFIG.chip_shades[shade[r, c]])
