@@ -32,6 +32,7 @@ from typing import Any, TextIO
 from companion_web.errors import CliError
 from companion_web.options import EDITION_CHOICES, parse_corners, parse_teams
 from companion_web.pipeline import CameraStatus, Pipeline
+from vision.geometry import check_corners
 from vision.sources import SourceError, open_source
 
 HELP = "follow a recorded game (video file, folder of frames, camera) and print its events"
@@ -71,7 +72,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Run ``replay``: 0 when the input was followed to its end, 1 when no board was ever seen."""
     teams = parse_teams(args.teams)
-    corners = parse_corners(args.corners) if args.corners is not None else None
+    corners = check_corners(parse_corners(args.corners), "--corners") if args.corners is not None else None
     if args.fps is not None and not (0 < args.fps <= 1000):
         raise CliError(f"--fps must be between 0 and 1000, got {args.fps:g}")
     profile = reference = None
