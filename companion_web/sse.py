@@ -23,7 +23,8 @@ class SseConfig:
     queue_size: int = 64
     """Messages a page may fall behind by before it is dropped (and resyncs on reconnect)."""
     heartbeat_s: float = 10.0
-    """Seconds of silence after which a comment line is sent (keeps proxies and Wi-Fi awake)."""
+    """Seconds of silence after which a ``ping`` event is sent (keeps Wi-Fi awake; the page
+    reconnects when it hears nothing for a few heartbeats)."""
     retry_ms: int = 1000
     """Reconnect delay the browser is told to use after the stream breaks."""
 
@@ -48,14 +49,12 @@ def format_sse(
     return "\n".join(lines) + "\n\n"
 
 
-def format_comment(text: str = "") -> str:
-    """An SSE comment (ignored by the browser): used as a heartbeat."""
-    return f": {_one_line(text)}\n\n"
-
-
 def _one_line(value: str) -> str:
     return value.replace("\r", " ").replace("\n", " ")
 
+
+HEARTBEAT = format_sse("", event="ping")
+"""Sent after a quiet ``heartbeat_s``: a named event (not a comment) so the page's watchdog sees it."""
 
 _CLOSE = object()
 
@@ -116,6 +115,6 @@ def stream(
                 message = subscriber.get(heartbeat_s)
             except EOFError:
                 return
-            yield message if message is not None else format_comment("heartbeat")
+            yield message if message is not None else HEARTBEAT
     finally:
         on_close()

@@ -7,7 +7,7 @@ import json
 from webfakes import FakeGame, FakeStore, labels_with
 
 from companion_web.hub import Hub, HubConfig
-from companion_web.sse import SseConfig, Subscriber, format_comment, format_sse, stream
+from companion_web.sse import SseConfig, Subscriber, format_sse, stream
 
 
 def parse(message: str) -> dict[str, str]:
@@ -30,10 +30,6 @@ def test_format_sse_splits_lines_so_data_cannot_end_the_event_early() -> None:
     assert "event: x y" in text
 
 
-def test_comment_is_ignored_by_browsers() -> None:
-    assert format_comment("heartbeat") == ": heartbeat\n\n"
-
-
 def test_subscriber_is_dropped_when_its_queue_is_full() -> None:
     sub = Subscriber(queue_size=2)
     assert sub.offer("a") and sub.offer("b")
@@ -48,7 +44,7 @@ def test_stream_yields_first_then_messages_then_heartbeat_and_closes() -> None:
     assert next(gen) == "FIRST"
     sub.offer("M1")
     assert next(gen) == "M1"
-    assert next(gen) == format_comment("heartbeat")
+    assert next(gen) == "event: ping\ndata: \n\n"
     sub.close()
     assert list(gen) == []
     assert closed == [True]

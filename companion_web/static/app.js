@@ -77,11 +77,19 @@ function setLocked(locked) {
 $("lock").addEventListener("click", () => { if (!page.csrf) askPin().catch(() => {}); });
 
 // ---------------------------------------------------------------- live updates
+// A silent Wi-Fi drop may never close the stream: with no update or ping for this long, reconnect.
+const STALE_MS = 25000;
+let lastHeard = Date.now();
+setInterval(() => {
+  if (Date.now() - lastHeard > STALE_MS) { lastHeard = Date.now(); setLink(false); connect(); }
+}, 5000);
+
 function connect() {
   if (page.source) page.source.close();
   const source = new EventSource("/api/events");
   page.source = source;
-  source.addEventListener("update", (ev) => onUpdate(JSON.parse(ev.data)));
+  source.addEventListener("update", (ev) => { lastHeard = Date.now(); onUpdate(JSON.parse(ev.data)); });
+  source.addEventListener("ping", () => { lastHeard = Date.now(); });
   source.addEventListener("open", () => setLink(true));
   source.addEventListener("error", () => {
     setLink(false);

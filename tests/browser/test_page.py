@@ -132,7 +132,7 @@ def test_a_correction_needs_the_pin(context, live) -> None:
     page.wait_for_selector("#pin-dialog[open]", timeout=WAIT_MS)
     page.fill("#pin-input", "0000")
     page.click("#pin-ok")
-    page.wait_for_function("document.getElementById('pin-error').textContent.includes('wrong PIN')")
+    page.wait_for_selector("#pin-error:has-text('wrong PIN')", timeout=WAIT_MS)
     assert cell(page, 4, 4).get_attribute("data-chip") is None
     page.fill("#pin-input", PIN)
     page.click("#pin-ok")
