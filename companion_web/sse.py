@@ -101,20 +101,44 @@ class Subscriber:
         return str(item)
 
 
-def stream(
-    first: str, subscriber: Subscriber, *, heartbeat_s: float, on_close: Callable[[], None]
-) -> Iterator[str]:
-    """Yield ``first`` (the full-state resync), then queued events, heartbeats while idle.
+class EventStream:
+    """The response body of one page's stream: ``first`` (the full-state resync), then queued
+    events, a heartbeat while idle.
 
-    ``on_close`` runs once the page goes away or the subscriber is dropped, whatever the cause.
+    ``on_close`` runs exactly once when the page goes away, the subscriber is dropped or the
+    server closes the body, even if it was never iterated (a ``HEAD`` request, an early abort).
     """
-    try:
-        yield first
-        while True:
-            try:
-                message = subscriber.get(heartbeat_s)
-            except EOFError:
-                return
-            yield message if message is not None else HEARTBEAT
-    finally:
-        on_close()
+
+    def __init__(
+        self, first: str, subscriber: Subscriber, *, heartbeat_s: float, on_close: Callable[[], None]
+    ) -> None:
+        self._first = first
+        self._subscriber = subscriber
+        self._heartbeat_s = heartbeat_s
+        self._on_close = on_close
+        self._closed = threading.Lock()
+        self._iterator = self._messages()
+
+    def __iter__(self) -> Iterator[str]:
+        return self._iterator
+
+    def _messages(self) -> Iterator[str]:
+        try:
+            yield self._first
+            while True:
+                try:
+                    message = self._subscriber.get(self._heartbeat_s)
+                except EOFError:
+                    return
+                yield message if message is not None else HEARTBEAT
+        finally:
+            self._finish()
+
+    def close(self) -> None:
+        """Called by the WSGI server when the response ends; idempotent."""
+        self._iterator.close()
+        self._finish()
+
+    def _finish(self) -> None:
+        if self._closed.acquire(blocking=False):
+            self._on_close()

@@ -111,3 +111,16 @@ def test_camera_view_streams_jpeg_parts_and_limits_viewers(tmp_path) -> None:
             conn.close()
     finally:
         server.stop()
+
+
+def test_head_and_aborted_streams_release_their_place(server) -> None:
+    svc = server.app.extensions["companion"]
+    for _ in range(5):
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+        conn.request("HEAD", "/api/events")
+        assert conn.getresponse().status == 200
+        conn.close()
+    deadline = time.monotonic() + 2
+    while (svc.sse_clients or svc.hub.subscriber_count) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert svc.sse_clients == 0 and svc.hub.subscriber_count == 0

@@ -7,7 +7,7 @@ import json
 from webfakes import FakeGame, FakeStore, labels_with
 
 from companion_web.hub import Hub, HubConfig
-from companion_web.sse import SseConfig, Subscriber, format_sse, stream
+from companion_web.sse import EventStream, SseConfig, Subscriber, format_sse
 
 
 def parse(message: str) -> dict[str, str]:
@@ -40,7 +40,7 @@ def test_subscriber_is_dropped_when_its_queue_is_full() -> None:
 def test_stream_yields_first_then_messages_then_heartbeat_and_closes() -> None:
     sub = Subscriber(queue_size=4)
     closed: list[bool] = []
-    gen = stream("FIRST", sub, heartbeat_s=0.01, on_close=lambda: closed.append(True))
+    gen = iter(EventStream("FIRST", sub, heartbeat_s=0.01, on_close=lambda: closed.append(True)))
     assert next(gen) == "FIRST"
     sub.offer("M1")
     assert next(gen) == "M1"
@@ -53,9 +53,17 @@ def test_stream_yields_first_then_messages_then_heartbeat_and_closes() -> None:
 def test_stream_runs_on_close_when_the_page_goes_away() -> None:
     sub = Subscriber(queue_size=4)
     closed: list[bool] = []
-    gen = stream("FIRST", sub, heartbeat_s=1, on_close=lambda: closed.append(True))
-    next(gen)
-    gen.close()  # what the WSGI server does when the client disconnects
+    body = EventStream("FIRST", sub, heartbeat_s=1, on_close=lambda: closed.append(True))
+    next(iter(body))
+    body.close()  # what the WSGI server does when the client disconnects
+    body.close()
+    assert closed == [True]
+
+
+def test_stream_runs_on_close_even_if_never_iterated() -> None:
+    closed: list[bool] = []
+    body = EventStream("FIRST", Subscriber(queue_size=4), heartbeat_s=1, on_close=lambda: closed.append(True))
+    body.close()  # a HEAD request: the body is never read
     assert closed == [True]
 
 

@@ -10,7 +10,7 @@ from flask import Blueprint, Response, abort, jsonify, session
 from companion_web import security
 from companion_web.app import services
 from companion_web.security import BadInput, parse_cell, parse_correction_label, pin_required
-from companion_web.sse import stream
+from companion_web.sse import EventStream
 from companion_web.views.common import json_body, only_keys
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -45,7 +45,7 @@ def events() -> Any:
         with svc.lock:
             svc.sse_clients -= 1
 
-    body = stream(first, subscriber, heartbeat_s=svc.hub.config.sse.heartbeat_s, on_close=closed)
+    body = EventStream(first, subscriber, heartbeat_s=svc.hub.config.sse.heartbeat_s, on_close=closed)
     response = Response(body, mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Accel-Buffering"] = "no"
