@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from engine.labels import TEAM_COLOURS
 from engine.layout import EDITIONS, SIZE
 from vision.classify import CellReader, ReaderConfig
-from vision.colour import ColourModel
+from vision.colour import DEFAULT_PROTOTYPES, ColourModel
 from vision.warp import check_corners, check_frame
 
 log = logging.getLogger(__name__)
@@ -146,20 +147,25 @@ def _place(
         ref_edition = edition or ref_place.edition or config.default_edition
         from vision.reference import Reference, relocate
 
-        with _timed(timings, "reference"):
-            ref = Reference.build(ref_frame, ref_place.corners, edition=ref_edition)
-        with _timed(timings, "relocate"):
-            fit = relocate(frame, ref)
+        try:
+            with _timed(timings, "reference"):
+                ref = Reference.build(ref_frame, ref_place.corners, edition=ref_edition)
+            with _timed(timings, "relocate"):
+                fit = relocate(frame, ref)
+            reason = fit.reason
+        except ValueError as exc:  # a reference with too little texture to match
+            fit, reason = None, str(exc)
         if fit:
             return _Placement(np.asarray(fit.corners, np.float32), ref_edition,
                               ref_place.orientation_confidence, "reference",
                               reference_corners=ref_place.corners)
-        log.info("re-finding from the reference failed: %s", fit.reason)
+        log.info("re-finding from the reference failed: %s", reason)
         if not config.relocate_fallback:
-            return _Placement(None, ref_edition, 0.0, "reference", reason=fit.reason or "board not found")
+            return _Placement(None, ref_edition, 0.0, "reference", reason=reason or "board not found")
         placed = _locate_and_orient(frame, ref_edition, timings)
+        # located afresh: the empty board still tells each cell's empty look
         return _Placement(placed.corners, placed.edition, placed.orientation_confidence, placed.source,
-                          placed.reason)
+                          placed.reason, reference_corners=ref_place.corners)
     if profile is not None:
         return _Placement(check_corners(profile.corners), edition or config.default_edition, 1.0, "profile")
     return _locate_and_orient(frame, edition, timings)
@@ -189,13 +195,14 @@ def detect(
         raise ValueError(f"unknown edition {edition!r}; expected one of: {', '.join(EDITIONS)}")
     if edition is None and profile is not None:
         edition = profile.edition
+    edition_known = edition is not None
     placed = _place(frame, corners=corners, reference=reference, profile=profile, edition=edition,
                     config=config, timings=timings)
     if not placed:
         timings["total"] = 1000.0 * (time.perf_counter() - start)
         return Detection(edition=placed.edition, source=placed.source, reason=placed.reason, timings=timings)
     assert placed.corners is not None
-    model = _colour_model(profile, placed.edition)
+    model = _colour_model(profile, placed.edition, edition_known)
     reader = CellReader(edition=placed.edition, colour_model=model, config=config.reader)
     if reference is not None and placed.reference_corners is not None:
         with _timed(timings, "reference"):
@@ -215,12 +222,16 @@ def detect(
     )
 
 
-def _colour_model(profile: Any, edition: str) -> ColourModel:
-    """The profile's colour model when it has one, else the edition's defaults."""
+def _colour_model(profile: Any, edition: str, edition_known: bool) -> ColourModel:
+    """The profile's colour model when it has one, else the edition's defaults; when the edition
+    was only guessed, every team colour (a wrong guess must not turn green chips yellow)."""
     data = getattr(profile, "colour_model", None) if profile is not None else None
     if data:
         return ColourModel.from_dict(data)
-    return ColourModel.default(edition)
+    if edition_known:
+        return ColourModel.default(edition)
+    labels = (*TEAM_COLOURS, "flipped") if edition == "jumbo" else TEAM_COLOURS
+    return ColourModel({name: DEFAULT_PROTOTYPES[name] for name in labels})
 
 
 def label_grid_text(labels: list[list[str]]) -> str:
