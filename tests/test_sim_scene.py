@@ -173,3 +173,20 @@ def test_a_folded_board_bends_at_the_crease_only() -> None:
         patch = colour[int(y) - 8:int(y) + 9, int(x) - 1:int(x) + 2].reshape(-1, 3)
         green = (patch[:, 1] > patch[:, 2] + 40) & (patch[:, 1] > patch[:, 0] + 40)
         assert not green.any(), (x, y)
+
+
+def test_a_moving_hand_is_smeared_but_hides_the_same_cells() -> None:
+    from vision.sim.clutter import Clutter
+    from vision.sim.scene import render_with
+
+    spec = _clean(random_spec(5, difficulty="easy", edition="classic"))
+    still = Clutter("hand", 5.0, 5.0, -90.0, 1.0, (120, 160, 215), 1.0, (120, 60, 40))
+    moving = dataclasses.replace(still, motion=(0.0, -1.5))
+    a = render_with(spec, spec.labels, (still,))
+    b = render_with(spec, spec.labels, (moving,))
+    assert np.array_equal(a.occluded, b.occluded) and a.occluded.any()
+    diff = np.abs(a.frame.astype(np.int16) - b.frame.astype(np.int16)).max(axis=2)
+    assert (diff > 30).sum() > 200  # edges smeared along the motion
+    untouched = render(spec)
+    far = diff[untouched.frame.shape[0] - 5:, :]  # the bottom rows, far from the hand: unchanged
+    assert far.max() <= 1

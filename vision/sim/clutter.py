@@ -38,6 +38,7 @@ class Clutter:
     colour: BGR = (200, 200, 200)
     height: float = 0.0
     accent: BGR = (240, 240, 240)  # second colour: print on a box, a sleeve on an arm
+    motion: tuple[float, float] = (0.0, 0.0)  # cells moved since the last frame: smears a moving hand
 
 
 @dataclass
@@ -304,10 +305,58 @@ def _hand(cv: Canvas, cam: Camera, pl: Placement, it: Clutter) -> None:
 _DRAW = {"box": _box, "cup": _cup, "cards": _cards, "hand": _hand}
 
 
-def draw_items(cv: Canvas, cam: Camera, pl: Placement, items: tuple[Clutter, ...]) -> None:
-    """Draw every item, lowest first (flat cards, then objects, then hovering hands)."""
+MOTION_BLUR_SHARE = 0.5  # the shutter is open for this share of the frame interval
+MIN_SMEAR_PX = 2.0
+SMEAR_PX_PER_TAP = 6.0  # blur long smears at 1/(length / this) resolution
+
+
+def _smear(cv: Canvas, cam: Camera, pl: Placement, it: Clutter, before: np.ndarray, cover_before: np.ndarray) -> None:
+    """Motion-blur a just-drawn moving item along its image motion (the camera's shutter time)."""
+    mx, my = it.motion
+    here = np.array([[it.x, it.y]])
+    p0 = cam.project(pl.world(here, it.height))[0]
+    p1 = cam.project(pl.world(here - np.array([[mx, my]]), it.height))[0]
+    v = (p0 - p1) * MOTION_BLUR_SHARE
+    length = float(np.hypot(*v))
+    if length < MIN_SMEAR_PX:
+        return
+    mask = cv2.subtract(cv.cover, cover_before)
+    x, y, w, h = cv2.boundingRect(mask)
+    if w == 0 or h == 0:
+        return
+    pad = int(np.ceil(length)) + 1
+    H, W = mask.shape
+    x0, y0, x1, y1 = max(x - pad, 0), max(y - pad, 0), min(x + w + pad, W), min(y + h + pad, H)
+    # a long smear is smooth: blur it at reduced resolution (cost stays small however fast the hand)
+    f = max(1, int(length // SMEAR_PX_PER_TAP))
+    rw, rh = max(1, (x1 - x0) // f), max(1, (y1 - y0) // f)
+    vs = v / f
+    n = int(np.ceil(np.hypot(*vs))) | 1
+    k = np.zeros((n, n), np.float32)
+    c = n // 2
+    cv2.line(k, (round(c - vs[0] / 2), round(c - vs[1] / 2)), (round(c + vs[0] / 2), round(c + vs[1] / 2)), 1.0, 1,
+             cv2.LINE_AA)
+    k /= max(float(k.sum()), 1e-6)
+    m = mask[y0:y1, x0:x1].astype(np.float32) / 255.0
+    hand = cv.frame[y0:y1, x0:x1].astype(np.float32) * m[..., None]
+    small = (rw, rh)
+    mb = cv2.resize(cv2.filter2D(cv2.resize(m, small, interpolation=cv2.INTER_AREA), -1, k), (x1 - x0, y1 - y0))
+    hb = cv2.resize(cv2.filter2D(cv2.resize(hand, small, interpolation=cv2.INTER_AREA), -1, k), (x1 - x0, y1 - y0))
+    back = before[y0:y1, x0:x1].astype(np.float32)
+    out = back * (1.0 - mb[..., None]) + hb
+    cv.frame[y0:y1, x0:x1] = np.clip(out, 0, 255).astype(np.uint8)
+
+
+def draw_items(cv: Canvas, cam: Camera, pl: Placement, items: tuple[Clutter, ...], *, smear: bool = True) -> None:
+    """Draw every item, lowest first (flat cards, then objects, then hovering hands); moving
+    items are motion-blurred unless ``smear`` is off (geometry-only uses)."""
     order = sorted(items, key=lambda it: (it.kind == "hand", it.kind != "cards", it.height))
     for it in order:
         if it.kind not in _DRAW:
             raise ValueError(f"unknown clutter kind {it.kind!r}; expected one of: {', '.join(CLUTTER_KINDS)}")
+        moving = smear and it.motion != (0.0, 0.0)
+        if moving:
+            before, cover_before = cv.frame.copy(), cv.cover.copy()
         _DRAW[it.kind](cv, cam, pl, it)
+        if moving:
+            _smear(cv, cam, pl, it, before, cover_before)

@@ -187,6 +187,7 @@ class _Script:
         self._labels: Labels | None = None
         self.nudges: dict[Cell, tuple[float, float]] = {}
         self._near: list[Cell] = []
+        self._last_hand: tuple[float, float] | None = None  # where the hand was last frame (smear)
         self.states: list[_State] = []
         self.events: list[dict] = []
         self.shift, self.rot = (0.0, 0.0), 0.0
@@ -276,12 +277,16 @@ class _Script:
         d = towards - pos
         ang = float(np.degrees(np.arctan2(d[1], d[0] * self.aspect))) if np.hypot(*d) > 1e-6 else \
             [90.0, 180.0, 270.0, 0.0][side]
-        return Clutter("hand", float(pos[0]), float(pos[1]), ang, size, skin, height, sleeve)  # type: ignore[arg-type]
+        last, self._last_hand = self._last_hand, (float(pos[0]), float(pos[1]))
+        motion = (0.0, 0.0) if last is None else (round(float(pos[0]) - last[0], 4), round(float(pos[1]) - last[1], 4))
+        return Clutter("hand", float(pos[0]), float(pos[1]), ang, size, skin, height, sleeve,  # type: ignore[arg-type]
+                       motion)
 
     def visit(self, side: int, cells: list[Cell], actions: list) -> int:
         """A hand comes from ``side``, hovers over each cell in turn (calling its action at the
         middle of the hover), then leaves. Returns the first frame with the hand off the board."""
         start = self._start_point(side)
+        self._last_hand = None
         hover_h = float(self.rng.uniform(*CONFIG.hover_height))
         # the palm hovers where, seen from the camera, it hides the cell (parallax of its height)
         cx, cy, ch = self.camera

@@ -781,7 +781,7 @@ def occlusion_of(spec: SceneSpec, items: tuple[Clutter, ...]) -> np.ndarray:
                     np.zeros((h // ss, w // ss), np.float32), ss)
     place = Placement(EDITIONS[spec.edition].grid_aspect, B, spec.lighting.light_dir,
                       1.0 if spec.edition == "classic" else 0.65)
-    draw_items(canvas, cam, place, items)
+    draw_items(canvas, cam, place, items, smear=False)
     return _cover_grid(canvas.cover, _grid_corners_image(spec, art, cam).astype(np.float32))
 
 
