@@ -95,10 +95,12 @@ class LocateConfig:
     blob_long_side: int = 320
     """Long side of the thumbnail the bright card area is segmented in."""
     blob_bright_percentile: float = 99.0
-    blob_levels: tuple[float, ...] = (0.5,)
+    blob_levels: tuple[float, ...] = (0.4, 0.65, 0.85)
     """Extra thresholds between Otsu's and the brightest pixels (fractions of the way)."""
     blob_count: int = 2
     blob_min_area: float = 0.02
+    blob_max_area: float = 0.9
+    blob_same_px: float = 12.0
     hyp_pad: float = 0.2
     hyp_px: int = 256
     hyp_band: tuple[float, float] = (0.15, 0.85)
@@ -110,10 +112,18 @@ class LocateConfig:
     hyp_keep: int = 4
     """Best axis combinations per rough quad that go on to the (slower) ink test."""
     ink: OrientConfig = field(
-        default_factory=lambda: OrientConfig(cell_px=16, aspect_weight=0.0, min_cells=40, highpass_cells=5)
+        default_factory=lambda: OrientConfig(cell_px=16, aspect_weight=0.0, min_cells=20, highpass_cells=5)
     )
     """How the printed ink is read when scoring a candidate grid (see ``vision.orient``)."""
     refine_top: int = 3
+    align_steps_cells: tuple[float, ...] = (0.2, 0.1, 0.05, 0.025)
+    """Step sizes (in cells) of the local lattice search, coarse to fine."""
+    align_rounds: int = 12
+    align_samples: int = 40
+    align_band_cells: tuple[float, ...] = (-0.1, 0.1)
+    """Card borders are sampled this far either side of each inner cell boundary."""
+    align_blur: float = 0.5
+    """The image is blurred by this many step sizes for each step (smooth basin first)."""
     edge_reach_cells: tuple[float, ...] = (0.45, 0.2, 0.1)
     edge_step_cells: float = 0.02
     edge_width_cells: float = 0.1
@@ -126,11 +136,13 @@ class LocateConfig:
     """The inner side of the card-area edge must be this close to the card white."""
     card_inset_cells: float = 0.03
     """Card faces sit this far inside their cells (half the gap between cards)."""
-    min_ink: float = 0.3
+    min_ink: float = 0.45
     max_refine_move_cells: float = 0.6
     refine_tolerance: float = 0.05
     """Keep an edge refinement unless it lowers the ink match by more than this."""
     lattice_keep: int = 1
+    shift_ink_margin: float = 0.05
+    """A whole-cell shift must improve the ink match by this much to be taken."""
     """A candidate whose ink pattern correlates less than this with the layout is not the board."""
     min_score: float = 0.3
     seed: int = 0
@@ -167,6 +179,10 @@ def locate_grid(
     best_score, best = -1.0, None
     for score, i in scored[: config.refine_top]:
         corners = candidates[i]
+        aligned, _ = align_lattice(white, corners, config)
+        a_score = ink_score(frame, aligned, config)
+        if a_score >= score - config.refine_tolerance:
+            corners, score = aligned, a_score
         refined = refine_boundary(white, corners, config)
         if refined is not None and _moved_cells(refined, corners) < config.max_refine_move_cells:
             r_score = ink_score(frame, refined, config)
@@ -174,6 +190,8 @@ def locate_grid(
                 corners, score = refined, r_score
         if score > best_score:
             best_score, best = score, corners
+    if best is not None:
+        best, best_score = _best_shift(frame, white, best, best_score, config)
     if best is None or best_score < config.min_ink:
         return GridFit.failed(
             f"no board: no candidate grid shows the printed red/black card pattern "
@@ -186,6 +204,30 @@ def locate_grid(
         edition, aspect = guess_edition(corners, (w, h))
     score = float(np.clip((best_score - config.min_ink) / (1.0 - config.min_ink) * 0.5 + 0.5, 0.0, 1.0))
     return GridFit(corners, score, edition, details={"ink": best_score, "aspect": aspect})
+
+
+def _best_shift(frame, white, corners, score, config: LocateConfig) -> tuple[np.ndarray, float]:
+    """Try the lattice one whole cell off in each direction; keep whichever prints best.
+
+    Neighbouring cells look alike to every local measure, so a registration can land a full
+    cell away (a margin taken for a row of cards); the ink pattern tells them apart.
+    """
+    h = grid_homography(np.asarray(corners, np.float32))
+    best, best_score = corners, score
+    for du in (-1, 0, 1):
+        for dv in (-1, 0, 1):
+            if du == 0 and dv == 0:
+                continue
+            shifted = apply_homography(h @ np.array([[1, 0, du], [0, 1, dv], [0, 0, 1.0]]), GRID_CORNERS_UV)
+            s = ink_score(frame, shifted, config)
+            if s > best_score + config.shift_ink_margin:
+                best, best_score = shifted, s
+    if best is not corners:
+        aligned, _ = align_lattice(white, best, config)
+        a_score = ink_score(frame, aligned, config)
+        if a_score >= best_score - config.refine_tolerance:
+            best, best_score = aligned, a_score
+    return best, best_score
 
 
 def lattice_candidates(gray: np.ndarray, config: LocateConfig) -> list[np.ndarray]:
@@ -682,10 +724,13 @@ def blob_quads(white: np.ndarray, config: LocateConfig) -> list[np.ndarray]:
         contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         contours = sorted(contours, key=cv2.contourArea, reverse=True)[: config.blob_count]
         for c in contours:
-            if cv2.contourArea(c) < config.blob_min_area * binary.size:
+            area = cv2.contourArea(c)
+            if area < config.blob_min_area * binary.size:
                 break
+            if area > config.blob_max_area * binary.size:
+                continue  # the table itself
             quad = _hull_quad(c)
-            if quad is not None:
+            if quad is not None and not any(np.abs(quad / s - q).max() < config.blob_same_px for q in out):
                 out.append(order_as_seen(quad / s))
     return out
 
@@ -880,3 +925,63 @@ def _robust_line(pts: np.ndarray, config: LocateConfig) -> np.ndarray | None:
         scale = max(1.4826 * float(np.median(r[keep])), 0.3)
         keep = r <= 3.0 * scale
     return np.cross([x0, y0, 1.0], [x0 + vx, y0 + vy, 1.0])
+
+
+def align_lattice(white: np.ndarray, corners: np.ndarray, config: LocateConfig) -> tuple[np.ndarray, float]:
+    """Pull rough grid corners onto the printed lattice by local search; returns corners, contrast.
+
+    The contrast is the mean brightness along the inner cell boundaries (white card borders)
+    minus the mean along the cell mid-lines (pips, art and chips sit there), over the 10-90 %
+    brightness range of the board. It peaks when the lattice is registered, with a basin of
+    about half a cell. Corners move one coordinate at a time, steepest first, with shrinking
+    steps; all trial moves of a round are sampled in one remap.
+    """
+    quad = np.asarray(corners, dtype=np.float64).copy()
+    cell_px = grid_diagonal(quad) / (SIZE * np.sqrt(2.0))
+    base = white
+    current = 0.0
+    for frac in config.align_steps_cells:
+        step = frac * cell_px
+        img = cv2.GaussianBlur(base, (0, 0), max(config.align_blur * step, 0.5))
+        current = _lattice_contrast(img, [quad], config)[0]
+        for _ in range(config.align_rounds):
+            trials = []
+            for i in range(4):
+                for axis in (0, 1):
+                    for sign in (-1.0, 1.0):
+                        q = quad.copy()
+                        q[i, axis] += sign * step
+                        trials.append(q)
+            scores = _lattice_contrast(img, trials, config)
+            k = int(np.argmax(scores))
+            if scores[k] <= current + 1e-6:
+                break
+            quad, current = trials[k], float(scores[k])
+    return quad, current
+
+
+def _lattice_contrast(white: np.ndarray, quads: list, config: LocateConfig) -> np.ndarray:
+    """Boundary-minus-midline brightness of the lattice for each quad (see ``align_lattice``)."""
+    n = config.align_samples
+    t = (np.arange(n) + 0.5) / n * SIZE
+    across = np.array(config.align_band_cells)
+    lines = np.arange(1, SIZE, dtype=np.float64)
+    mids = np.arange(SIZE) + 0.5
+
+    def points(pos: np.ndarray) -> np.ndarray:
+        p = (pos[:, None, None] + across[None, :, None]) + 0 * t[None, None, :]
+        q = np.broadcast_to(t[None, None, :], p.shape)
+        vert = np.stack([p, q], -1).reshape(-1, 2)
+        horiz = np.stack([q, p], -1).reshape(-1, 2)
+        return np.concatenate([vert, horiz])
+
+    on, off = points(lines), points(mids)
+    grid = np.concatenate([on, off])
+    maps = [cv2.perspectiveTransform(grid.reshape(-1, 1, 2), grid_homography(q.astype(np.float32))) for q in quads]
+    xy = np.concatenate(maps).reshape(len(quads), -1, 2).astype(np.float32)
+    vals = cv2.remap(white, xy[..., 0], xy[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    vals = vals.astype(np.float32)
+    n_on = len(on)
+    lo = np.percentile(vals, 10, axis=1)
+    hi = np.percentile(vals, 90, axis=1)
+    return (vals[:, :n_on].mean(axis=1) - vals[:, n_on:].mean(axis=1)) / np.maximum(hi - lo, 1.0)
