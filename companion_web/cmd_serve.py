@@ -54,6 +54,7 @@ class WebServer:
             self.server = create_server(
                 app, host=host, port=port, threads=threads, channel_timeout=60, ident="sequence-companion",
                 clear_untrusted_proxy_headers=True, outbuf_high_watermark=OUTBUF_LIMIT,
+                channel_request_lookahead=1,  # notice a page that went away while its stream runs
             )
         except OSError as exc:
             reason = exc.strerror or exc

@@ -107,7 +107,18 @@ def test_camera_view_streams_jpeg_parts_and_limits_viewers(tmp_path) -> None:
         conn.request("GET", "/camera/stream.mjpg")
         assert conn.getresponse().status == 503
         conn.close()
-        for conn, _ in viewers:
+        for conn, response in viewers:
+            response.close()
+            conn.close()
+        slots = server.app.extensions["companion"].mjpeg_slots
+        deadline = time.monotonic() + 10  # each stream notices its closed socket at its next write
+        while slots._value < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert slots._value == 4
+        for _ in range(6):  # HEAD requests never read the body, and must not keep a place
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+            conn.request("HEAD", "/camera/stream.mjpg")
+            assert conn.getresponse().status == 200
             conn.close()
     finally:
         server.stop()

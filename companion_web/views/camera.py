@@ -50,23 +50,21 @@ def stream() -> Any:
     interval = 1.0 / float(current_app.config["MJPEG_FPS"])
     response = Response(_frames(svc, interval), mimetype=f"multipart/x-mixed-replace; boundary={BOUNDARY}")
     response.headers["Cache-Control"] = "no-store"
+    response.call_on_close(svc.mjpeg_slots.release)  # runs even if the body is never read (HEAD)
     return response
 
 
 def _frames(svc: Services, interval: float) -> Iterator[bytes]:
     """Browsers show a part only once the next one starts: the first frame goes out twice, and an
     unchanged picture is repeated every ``REPEAT_S`` so a still camera still shows promptly."""
-    try:
-        yield f"--{BOUNDARY}\r\n".encode("ascii")
-        last: Any = None
-        idle = 0.0
-        while not svc.hub.closed and svc.camera is not None:
-            jpeg = svc.camera.latest_overlay_jpeg()
-            if jpeg and (jpeg is not last or idle >= REPEAT_S):
-                part = _part(bytes(jpeg))
-                yield part + part if last is None else part
-                last, idle = jpeg, 0.0
-            time.sleep(interval)
-            idle += interval
-    finally:
-        svc.mjpeg_slots.release()
+    yield f"--{BOUNDARY}\r\n".encode("ascii")
+    last: Any = None
+    idle = 0.0
+    while not svc.hub.closed and svc.camera is not None:
+        jpeg = svc.camera.latest_overlay_jpeg()
+        if jpeg and (jpeg is not last or idle >= REPEAT_S):
+            part = _part(bytes(jpeg))
+            yield part + part if last is None else part
+            last, idle = jpeg, 0.0
+        time.sleep(interval)
+        idle += interval
