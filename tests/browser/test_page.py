@@ -161,3 +161,26 @@ def test_reconnecting_resyncs_what_was_missed(context, live) -> None:
     assert cell(page, 7, 7).get_attribute("data-chip") is None
     state = json.loads(page.evaluate("JSON.stringify(window.__lastUpdate)"))
     assert state["seq"] == live.hub.state()["seq"]
+
+
+def test_new_game_wizard_shows_the_deal_and_starts_the_game(context, live) -> None:
+    page = open_page(context, live)
+    live.place((3, 3), "blue")
+    page.click("button[data-tab='newgame']")
+    page.select_option("#ng-players", "6")
+    page.select_option("#ng-teams", "3")
+    page.wait_for_selector("#ng-deal:has-text('Deal 5 cards')", timeout=WAIT_MS)
+    assert "1 sequence" in page.locator("#ng-deal").inner_text()
+    page.select_option("#ng-players", "4")
+    page.wait_for_selector("#ng-error:has-text('cannot play as 3 teams')", timeout=WAIT_MS)
+    page.select_option("#ng-players", "9")
+    page.select_option("#ng-edition", "jumbo")
+    assert [s.input_value() for s in page.locator("#ng-colours select").all()] == ["yellow", "red", "blue"]
+    page.click("#newgame-form button[type='submit']")
+    page.fill("#pin-input", PIN)
+    page.click("#pin-ok")
+    page.wait_for_selector("#view-board.active", timeout=WAIT_MS)
+    page.wait_for_selector(".team.yellow", timeout=WAIT_MS)
+    assert page.locator(".team").count() == 3
+    assert page.locator("[data-cell='3,3'][data-chip]").count() == 0
+    assert live.hub.state()["edition"] == "jumbo"
