@@ -24,10 +24,15 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
+
+# Run as a script, this folder is first on sys.path and benchmarks/engine.py would shadow the
+# engine package: put the repository root first.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 FPS = 15.0
 SIZE = (1280, 720)
