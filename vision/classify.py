@@ -99,28 +99,28 @@ class ReaderConfig:
     # frames and rounded; positive means "a chip is there". ``colour`` decides chips of a team
     # colour, ``white`` a flipped (white) chip; ``*_ref`` apply when an empty-board reference is set.
     colour_weights: tuple[tuple[str, float], ...] = (
-        ("spread", -0.1605), ("ring", 0.0871), ("d_colour", -2.871), ("court_spread", -0.4428),
-        ("bias", 7.593),
+        ("spread", -0.0978), ("ring", 0.077), ("d_colour", -3.157), ("court_spread", -0.3242),
+        ("bias", 7.857),
     )
     colour_weights_ref: tuple[tuple[str, float], ...] = (
-        ("spread", -0.1868), ("ring", 0.0004), ("d_colour", -0.5555), ("court_spread", -0.1999),
-        ("ref_change", 4.689), ("ref_median", 0.1436), ("ref_change_low", 5.263), ("bias", -4.291),
+        ("spread", -0.0706), ("ring", 0.0311), ("d_colour", -0.9831), ("court_spread", -0.1035),
+        ("ref_change", 2.463), ("ref_median", 0.1859), ("ref_change_low", 2.052), ("bias", -3.497),
     )
     white_weights: tuple[tuple[str, float], ...] = (
-        ("l_deficit", -0.1632), ("ring", 0.218), ("rim", 1.326), ("rim_median", -0.1086),
-        ("spread", 0.231), ("d_flipped", -1.485), ("chroma", 0.3515), ("twin_cover", 0.9785),
-        ("texture", -1.078), ("bias", -0.7151),
+        ("l_deficit", -0.0176), ("l_offset", -0.1111), ("ring", 0.1478), ("rim", 1.405),
+        ("rim_median", -0.3174), ("spread", 0.4157), ("d_flipped", 1.303), ("chroma", -0.0537),
+        ("twin_cover", 0.8239), ("texture", -1.086), ("bias", -1.261),
     )
     white_weights_ref: tuple[tuple[str, float], ...] = (
-        ("l_deficit", -0.2631), ("ring", 0.0279), ("rim", 1.029), ("rim_median", -0.0938),
-        ("spread", 0.0003), ("d_flipped", 1.204), ("chroma", -0.1657), ("twin_cover", 0.2224),
-        ("texture", -0.7479), ("ref_change", 6.57), ("ref_median", 0.3462), ("ref_change_low", 7.992),
-        ("bias", -2.844),
+        ("l_deficit", 0.0734), ("l_offset", -0.2363), ("ring", 0.0286), ("rim", 1.152),
+        ("rim_median", -0.3538), ("spread", 0.0528), ("d_flipped", 0.8819), ("chroma", -0.2863),
+        ("twin_cover", -0.2079), ("texture", -0.7079), ("ref_change", 8.273), ("ref_median", -0.0367),
+        ("ref_change_low", 7.141), ("bias", -1.275),
     )
     input_caps: tuple[tuple[str, float, float], ...] = (
         ("spread", 0.0, 40.0), ("ring", 0.0, 60.0), ("ring_median", 0.0, 60.0),
         ("d_colour", 0.0, 5.0), ("d_flipped", 0.0, 5.0), ("court_spread", 0.0, 40.0),
-        ("l_deficit", -5.0, 40.0), ("chroma", 0.0, 60.0), ("ref_median", 0.0, 40.0),
+        ("l_deficit", -40.0, 40.0), ("l_offset", 0.0, 40.0), ("chroma", 0.0, 60.0), ("ref_median", 0.0, 40.0),
     )
     """Each cue is clipped to a range, so one absurd value cannot outvote the others."""
     colour_margin_gain: float = 2.0
@@ -398,6 +398,7 @@ class CellReader:
             "d_flipped": dist[:, labels.index("flipped")] if "flipped" in labels else big,
             "court_spread": COURT_MASK.ravel() * feats["spread"],
             "l_deficit": 100.0 - feats["core_lab"][:, 0],
+            "l_offset": np.abs(100.0 - feats["core_lab"][:, 0]),
             "chroma": np.hypot(feats["core_lab"][:, 1], feats["core_lab"][:, 2]),
             "saturated": feats["saturated"],
             "texture": feats["texture"],

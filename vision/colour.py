@@ -46,7 +46,7 @@ DEFAULT_PROTOTYPES: dict[str, Prototype] = {
     "green": Prototype((50.0, -40.0, 22.0), (30.0, 18.0, 18.0)),
     "red": Prototype((48.0, 58.0, 38.0), (30.0, 18.0, 18.0)),
     "yellow": Prototype((82.0, 2.0, 75.0), (25.0, 18.0, 22.0)),
-    "flipped": Prototype((92.0, 0.0, 2.0), (14.0, 7.0, 7.0)),
+    "flipped": Prototype((95.0, 0.0, 2.0), (16.0, 7.0, 7.0)),
 }
 """Physical colour names in white-balanced Lab, not any renderer's exact paints."""
 
@@ -208,6 +208,9 @@ _BGR_TO_XYZ = np.array(
 )
 _BGR_TO_XYZ /= _BGR_TO_XYZ.sum(axis=1, keepdims=True)
 _EPS = 1e-4
+BALANCED_MAX = 2.0
+"""Balanced values are kept up to twice the white: a glossy white chip brighter than the card
+face must stay brighter (L above 100), not be clipped into it."""
 _F_TO_LAB = np.array(
     [[0.0, 116.0, 0.0, -16.0], [500.0, -500.0, 0.0, 0.0], [0.0, 200.0, -200.0, 0.0]], dtype=np.float32
 )
@@ -222,6 +225,7 @@ def balanced_lab(balanced_bgr: np.ndarray) -> np.ndarray:
     than OpenCV's converter, and the differences are far below chip-to-chip distances.
     """
     arr = np.asarray(balanced_bgr, dtype=np.float32)
-    img = np.clip(arr, _EPS, 1.0).reshape(-1, 1, 3) if arr.ndim != 3 else np.clip(arr, _EPS, 1.0)
+    img = np.clip(arr, _EPS, BALANCED_MAX)
+    img = img.reshape(-1, 1, 3) if arr.ndim != 3 else img
     xyz = cv2.transform(cv2.multiply(img, img), _BGR_TO_XYZ)
     return cv2.transform(cv2.pow(xyz, 1.0 / 3.0), _F_TO_LAB).reshape(arr.shape)
