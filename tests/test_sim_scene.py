@@ -11,7 +11,8 @@ import pytest
 from engine.layout import CORNERS, SIZE
 from vision.sim import random_spec, render
 from vision.sim.board_art import board_art
-from vision.sim.scene import Optics, check_labels, empty_labels
+from vision.sim.optics import Optics
+from vision.sim.scene import check_labels, empty_labels
 
 RECT = 40  # pixels per cell in rectified test images
 

@@ -6,7 +6,8 @@ and reads clips with their truth.
 """
 
 from vision.sim.game import GameSim, GameSpec, SimFrame, simulate_game
-from vision.sim.scene import DIFFICULTIES, Scene, SceneSpec, random_spec, render
+from vision.sim.scene import Scene, SceneSpec, render
+from vision.sim.variety import DIFFICULTIES, random_spec
 
 __all__ = ["DIFFICULTIES", "GameSim", "GameSpec", "Scene", "SceneSpec", "SimFrame", "random_spec", "render",
            "simulate_game"]

@@ -25,7 +25,8 @@ from engine.labels import TEAM_COLOURS
 from engine.layout import CORNERS, EDITIONS, SIZE, Cell
 from engine.sequences import WINDOWS, find_sequences
 from vision.sim.clutter import SKIN_TONES, Clutter
-from vision.sim.scene import Labels, SceneSpec, camera_centre, occlusion_of, random_spec, render_with
+from vision.sim.scene import Labels, SceneSpec, camera_centre, occlusion_of, render_with
+from vision.sim.variety import random_spec
 
 log = logging.getLogger(__name__)
 
