@@ -9,6 +9,13 @@ Event dicts: ``{"type", "frame", "t", ...}`` with ``type`` one of ``placed remov
 sequence win flip bump pass light``; ``cell`` ([r, c]) for placed/removed/flip,
 ``cells`` for a sequence, ``team`` where a team acts. For placed/removed/flip/pass/
 sequence/win, ``frame`` is the first frame where the hand has wholly left the board.
+A ``removed`` event's ``team`` is the colour of the chip taken, ``by`` the team that took it;
+a ``light`` event's ``kind`` is ``flicker``, ``lamp``, ``dim`` or ``shadow`` (someone leaning
+over the board); a ``bump`` carries the board's ``shift`` (cells) and ``rot`` (degrees).
+
+Hazards a tracker must survive and that produce no event: moving hands are motion-blurred,
+the camera's exposure drifts a little while a hand is in view, and a placing hand now and
+then knocks a neighbouring chip a few pixels aside (only while hiding it).
 """
 
 from __future__ import annotations
