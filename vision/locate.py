@@ -35,6 +35,7 @@ from vision.geometry import (
     grid_diagonal,
     grid_homography,
     guess_edition,
+    metric_aspect,
     order_as_seen,
 )
 from vision.orient import OrientConfig, orient_grid
@@ -142,6 +143,12 @@ class LocateConfig:
     """Keep an edge refinement unless it lowers the ink match by more than this."""
     lattice_keep: int = 1
     shift_ink_margin: float = 0.05
+    max_side_ratio: float = 3.0
+    """Perspective never makes one side of the grid this many times its opposite."""
+    max_outside: float = 0.05
+    """Corners may lie this fraction of the frame size outside it (a board at the very edge)."""
+    max_aspect: float = 1.6
+    """Largest width/height (either way) of the measured grid; the Jumbo mat is 1.19."""
     """A whole-cell shift must improve the ink match by this much to be taken."""
     """A candidate whose ink pattern correlates less than this with the layout is not the board."""
     min_score: float = 0.3
@@ -171,6 +178,7 @@ def locate_grid(
     for quad in blob_quads(raw_white, config):
         candidates += [quad, *lattice_hypotheses(raw_white, sat, quad, config)]
     candidates += lattice_candidates(gray, config)
+    candidates = [c for c in candidates if _plausible(c, (w, h), config)]
     if not candidates:
         return GridFit.failed("no board: nothing in the frame looks like a grid of cards")
     if frame.ndim == 2:
@@ -192,6 +200,8 @@ def locate_grid(
             best_score, best = score, corners
     if best is not None:
         best, best_score = _best_shift(frame, white, best, best_score, config)
+        if not _plausible(best, (w, h), config):
+            best, best_score = None, -1.0
     if best is None or best_score < config.min_ink:
         return GridFit.failed(
             f"no board: no candidate grid shows the printed red/black card pattern "
@@ -204,6 +214,27 @@ def locate_grid(
         edition, aspect = guess_edition(corners, (w, h))
     score = float(np.clip((best_score - config.min_ink) / (1.0 - config.min_ink) * 0.5 + 0.5, 0.0, 1.0))
     return GridFit(corners, score, edition, details={"ink": best_score, "aspect": aspect})
+
+
+def _plausible(corners: np.ndarray, size: tuple[int, int], config: LocateConfig) -> bool:
+    """Could these corners be a photographed 10x10 grid? (convex, big enough, in view, not a sliver)"""
+    c = np.asarray(corners, dtype=np.float64)
+    if c.shape != (4, 2) or not np.isfinite(c).all():
+        return False
+    edges = np.roll(c, -1, axis=0) - c
+    cross = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+    if not (np.all(cross > 0) or np.all(cross < 0)):
+        return False
+    sides = np.linalg.norm(edges, axis=1)
+    if sides.min() < SIZE * config.min_cell_px:
+        return False
+    if max(sides[0] / sides[2], sides[2] / sides[0], sides[1] / sides[3], sides[3] / sides[1]) > config.max_side_ratio:
+        return False
+    slack = config.max_outside * np.array(size, dtype=np.float64)
+    if np.any(c < -slack) or np.any(c > np.array(size) + slack):
+        return False
+    aspect = metric_aspect(order_as_seen(c), size)
+    return max(aspect, 1.0 / max(aspect, 1e-9)) <= config.max_aspect
 
 
 def _best_shift(frame, white, corners, score, config: LocateConfig) -> tuple[np.ndarray, float]:

@@ -1,0 +1,83 @@
+"""Finding the grid with no help: accuracy on rendered frames, any rotation, no board, bad inputs."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.geometry import corner_error, order_as_seen
+from vision.locate import LocateConfig, locate_grid
+from vision.orient import orient_grid
+from vision.sim import random_spec, render
+
+
+@pytest.fixture(scope="module")
+def scenes():
+    return {
+        (seed, ed): render(random_spec(seed, edition=ed, difficulty="easy"))
+        for seed, ed in ((1, "classic"), (2, "classic"), (1, "jumbo"), (4, "classic"))
+    }
+
+
+@pytest.mark.parametrize("key", [(1, "classic"), (2, "classic"), (1, "jumbo"), (4, "classic")])
+def test_found_sub_cell_accurate_and_orientable(scenes, key):
+    scene = scenes[key]
+    fit = locate_grid(scene.frame)
+    assert fit, fit.reason
+    assert corner_error(fit.corners, order_as_seen(scene.corners)) < 0.005
+    assert 0.0 < fit.score <= 1.0
+    # Corners come back as seen (clockwise from the upper-left one) ...
+    np.testing.assert_allclose(fit.corners, order_as_seen(fit.corners))
+    # ... and orientation then recovers the canonical order.
+    o = orient_grid(scene.frame, fit.corners, edition=scene.edition)
+    assert corner_error(o.corners, scene.corners) < 0.005
+
+
+def test_a_camera_turned_a_quarter_turn(scenes):
+    scene = scenes[(2, "classic")]
+    turned = cv2.rotate(scene.frame, cv2.ROTATE_90_CLOCKWISE)
+    h = scene.frame.shape[0]
+    # (x, y) -> (h - 1 - y, x) for a clockwise quarter turn of the image.
+    truth = np.stack([h - 1 - scene.corners[:, 1], scene.corners[:, 0]], axis=1)
+    fit = locate_grid(turned)
+    assert fit, fit.reason
+    assert corner_error(fit.corners, order_as_seen(truth)) < 0.005
+
+
+def test_grayscale_frames_are_accepted(scenes):
+    scene = scenes[(1, "classic")]
+    fit = locate_grid(cv2.cvtColor(scene.frame, cv2.COLOR_BGR2GRAY))
+    assert fit or fit.reason.startswith("no board")
+
+
+@pytest.mark.parametrize("kind", ["noise", "stripes"])
+def test_no_board_is_falsy_with_a_reason(kind):
+    rng = np.random.default_rng(3)
+    if kind == "noise":
+        frame = cv2.GaussianBlur(rng.integers(0, 255, (720, 1280, 3), dtype=np.uint8), (0, 0), 3)
+    else:  # a striped table cloth: many parallel lines but no card lattice
+        frame = np.full((720, 1280, 3), 90, np.uint8)
+        frame[:, (np.arange(1280) // 40) % 2 == 0] = (200, 210, 220)
+    fit = locate_grid(frame)
+    assert not fit
+    assert fit.reason.startswith("no board")
+    assert fit.corners is None
+
+
+@pytest.mark.parametrize("bad", [None, np.zeros((0, 0, 3), np.uint8), np.zeros((720, 1280, 4), np.uint8),
+                                 np.zeros((720, 1280, 3), np.float32), "frame.png"])
+def test_bad_frames_raise_naming_the_parameter(bad):
+    with pytest.raises(ValueError, match="frame"):
+        locate_grid(bad)
+
+
+def test_unknown_edition_is_a_value_error(scenes):
+    with pytest.raises(ValueError, match="edition"):
+        locate_grid(scenes[(1, "classic")].frame, edition="pocket")
+
+
+def test_config_is_explicit_and_frozen():
+    cfg = LocateConfig()
+    with pytest.raises(AttributeError):
+        cfg.min_ink = 0.0  # type: ignore[misc]
