@@ -99,23 +99,22 @@ class ReaderConfig:
     # frames and rounded; positive means "a chip is there". ``colour`` decides chips of a team
     # colour, ``white`` a flipped (white) chip; ``*_ref`` apply when an empty-board reference is set.
     colour_weights: tuple[tuple[str, float], ...] = (
-        ("spread", -0.0978), ("ring", 0.077), ("d_colour", -3.157), ("court_spread", -0.3242),
-        ("bias", 7.857),
+        ("spread", -0.0529), ("ring", 0.0499), ("d_colour", -1.437), ("court_spread", -0.2015),
+        ("chroma", 0.084), ("rim", 0.024), ("bias", 0.7487),
     )
     colour_weights_ref: tuple[tuple[str, float], ...] = (
-        ("spread", -0.0706), ("ring", 0.0311), ("d_colour", -0.9831), ("court_spread", -0.1035),
-        ("ref_change", 2.463), ("ref_median", 0.1859), ("ref_change_low", 2.052), ("bias", -3.497),
+        ("spread", -0.0331), ("ring", 0.0248), ("d_colour", -0.5412), ("court_spread", -0.0624),
+        ("chroma", 0.0372), ("rim", 0.0214), ("ref_change", 2.993), ("ref_median", 0.0822),
+        ("ref_change_low", 2.32), ("bias", -4.863),
     )
     white_weights: tuple[tuple[str, float], ...] = (
-        ("l_deficit", -0.0176), ("l_offset", -0.1111), ("ring", 0.1478), ("rim", 1.405),
-        ("rim_median", -0.3174), ("spread", 0.4157), ("d_flipped", 1.303), ("chroma", -0.0537),
-        ("twin_cover", 0.8239), ("texture", -1.086), ("bias", -1.261),
+        ("l_offset", 0), ("ring", 0.1568), ("rim", 0.7847), ("spread", 0), ("d_flipped", 0),
+        ("chroma", 0), ("twin_cover", 1.082), ("texture", -0.699), ("bias", -1.226),
     )
     white_weights_ref: tuple[tuple[str, float], ...] = (
-        ("l_deficit", 0.0734), ("l_offset", -0.2363), ("ring", 0.0286), ("rim", 1.152),
-        ("rim_median", -0.3538), ("spread", 0.0528), ("d_flipped", 0.8819), ("chroma", -0.2863),
-        ("twin_cover", -0.2079), ("texture", -0.7079), ("ref_change", 8.273), ("ref_median", -0.0367),
-        ("ref_change_low", 7.141), ("bias", -1.275),
+        ("l_offset", 0), ("ring", 0), ("rim", 0.3156), ("spread", -0.1107), ("d_flipped", -0.4383),
+        ("chroma", -0.1469), ("twin_cover", 0), ("texture", -0.4374), ("ref_change", 7.086),
+        ("ref_median", 0.0321), ("ref_change_low", 6.343), ("bias", -1.404),
     )
     input_caps: tuple[tuple[str, float, float], ...] = (
         ("spread", 0.0, 40.0), ("ring", 0.0, 60.0), ("ring_median", 0.0, 60.0),
