@@ -87,3 +87,12 @@ def test_text_notation_prints_flipped_as_w():
 
 def test_a_failed_detection_is_falsy():
     assert not Detection(reason="board not found")
+
+
+def test_corners_and_reference_compare_each_cell_with_its_empty_look():
+    spec = random_spec(77, edition="jumbo", difficulty="easy")
+    scene, empty = render(spec), render(spec, empty=True)
+    det = detect(scene.frame, corners=scene.corners, reference=empty.frame, edition="jumbo")
+    assert det and "ref_change" in det.features
+    visible = ~scene.occluded
+    assert np.array_equal(np.array(det.labels)[visible], np.array(scene.labels)[visible])

@@ -121,6 +121,21 @@ def _locate_and_orient(frame: np.ndarray, edition: str | None, timings: dict[str
     return _Placement(corners, found_edition, float(orientation.confidence), "located")
 
 
+def _find_in_reference(frame: np.ndarray, corners: np.ndarray, reference: np.ndarray, edition: str,
+                       timings: dict[str, float]) -> np.ndarray | None:
+    """Canonical corners of the grid in ``reference``, found by matching this frame's grid there
+    (the same feature matching as re-finding, run the other way); None if it cannot be matched."""
+    from vision.reference import Reference, relocate
+
+    try:
+        with _timed(timings, "reference"):
+            fit = relocate(reference, Reference.build(frame, corners, edition=edition))
+    except ValueError as exc:
+        log.info("cannot match the grid in the reference image: %s", exc)
+        return None
+    return np.asarray(fit.corners, np.float32) if fit else None
+
+
 def _place(
     frame: np.ndarray,
     *,
@@ -133,7 +148,12 @@ def _place(
 ) -> _Placement:
     """Decide where the canonical grid is in ``frame`` (and in the reference, if any)."""
     if corners is not None:
-        return _Placement(check_corners(corners), edition or config.default_edition, 1.0, "corners")
+        given = check_corners(corners)
+        chosen = edition or config.default_edition
+        ref_corners = None
+        if reference is not None:  # where is this grid in the empty-board image? match it there
+            ref_corners = _find_in_reference(frame, given, check_frame(reference), chosen, timings)
+        return _Placement(given, chosen, 1.0, "corners", reference_corners=ref_corners)
     if reference is not None:
         ref_frame = check_frame(reference)
         if profile is not None:
