@@ -1,19 +1,27 @@
 """Read every cell of a located board: chip or not, which colour, and how sure.
 
-All 100 cells are read at once from the rectified grid (``vision.warp``), viewed as
-``(100, h, w, 3)``; nothing loops over pixels or cells. Per cell:
+All 100 cells are read at once from the rectified grid (``vision.warp``): fixed index sets
+(central disc, covered disc, outer corners, rim samples) are gathered for every cell in one
+``np.take``; nothing loops over pixels or cells. Per cell:
 
-1. *White balance*: the card faces in the cell's outer corners give its local white (kept
-   consistent with the neighbours, so a Queen's coloured art or a glare spot cannot fake it);
-   the cell is divided by it and converted to Lab (``vision.colour``).
-2. *Chip evidence*: (a) how uniform the central disc is (pips and indices are not; a chip is),
-   (b) a circular edge at chip radius, searched over small off-centre shifts (a printed block of
-   art has straight edges, a chip a round one), (c) with an empty-board reference, how much the
-   central disc differs from the same cell empty, after the same normalisation, tolerant to a
-   pixel of misregistration.
-3. *Colour*: the median Lab of the central disc against the colour model's prototypes.
+1. *White balance*: the card faces in the cell's outer corners give its local white (checked
+   against the neighbours, so a Queen's art, a chip or a glare spot cannot fake it); the cell is
+   divided by it and converted to Lab (``vision.colour``), keeping values above the white.
+2. *Cues* (``CellReader.features``): how uniform the central disc is (pips and indices are not,
+   a chip is); a round edge at chip radius, searched over off-centre shifts and radii, both as a
+   colour step/line and as radial lightness gradient, required nearly all around (printed art
+   has straight edges); the disc's colour against the colour model; how the disc differs from
+   its *twin*, the other cell printed with the same card (a free reference on any board), and,
+   with an empty-board reference, from the same cell empty, each after a per-cell one-pixel
+   alignment.
+3. *Decision* (``CellReader.decide``): two logistic scores over those named cues, one for a chip
+   of a team colour and one for a white (flipped) chip, with weights held to their physical
+   signs (fitted by ``benchmarks/fit_cell_weights.py``); the label of a chip is its nearest
+   colour prototype; the confidence is the score's probability times the colour margin, lowered
+   where the camera clipped.
 
-``CellReader`` prepares masks and sample positions once; ``read`` is the per-frame hot path.
+``CellReader`` prepares the index sets once; ``read`` is the per-frame hot path, and
+``CellReading.features`` exposes every per-cell cue (``(10, 10)``) for the live tracker.
 """
 
 from __future__ import annotations
