@@ -220,6 +220,8 @@ def run_long_play(hours: float = 4.0, *, fps: float = 15.0, move_s: float = 20.0
             hub.set_camera_status({"state": "live", "detail": "", "fps": fps + rng.uniform(-0.5, 0.5),
                                    "frame_index": frame_index[0]})
             status_updates[0] += 1
+            if frame_index[0] % 30 == 0:
+                time.sleep(0)  # let the pages' threads run: accelerated time must not starve them
             if clock.now >= next_read[0]:
                 hub.state()
                 next_read[0] = clock.now + 1.0
@@ -557,13 +559,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scenario", choices=("long", "load", "both"), default="both")
     parser.add_argument("--hours", type=float, default=4.0, help="simulated hours of play (long)")
+    parser.add_argument("--move-seconds", type=float, default=20.0,
+                        help="simulated seconds per turn (long; smaller plays more games)")
     parser.add_argument("--pages", type=int, default=20, help="live pages connected (load)")
     parser.add_argument("--minutes", type=float, default=10.0, help="duration of the load run")
     parser.add_argument("--rps", type=float, default=50.0, help="API polling requests per second (load)")
     parser.add_argument("--move-interval", type=float, default=0.5, help="seconds between moves (load)")
     args = parser.parse_args(argv)
     if args.scenario in ("long", "both"):
-        report = run_long_play(args.hours)
+        report = run_long_play(args.hours, move_s=args.move_seconds)
         print("\n".join(report.lines()), flush=True)
     if args.scenario in ("load", "both"):
         load = run_load(args.pages, args.minutes * 60, args.rps, move_interval=args.move_interval)
