@@ -86,7 +86,7 @@ class Capture:
     ``read_delay_s`` makes every read slow, like a network camera whose reads time out.
     """
 
-    def __init__(self, frames: list[np.ndarray | None], *, opened: bool = True, period_s: float = 0.003,
+    def __init__(self, frames: list[np.ndarray | None], *, opened: bool = True, period_s: float = 0.008,
                  read_delay_s: float = 0.0) -> None:
         self.frames = list(frames)
         self.opened, self.period_s, self.read_delay_s = opened, period_s, read_delay_s
@@ -222,7 +222,7 @@ def test_camera_unplugged_mid_game_and_plugged_back(tmp_path) -> None:
 
 def test_a_frozen_stream_is_shown_and_makes_no_move_then_tracking_resumes(tmp_path) -> None:
     live = boards((0, 4), (1, 5), (2, 5))
-    stuck = [picture(3)] * 300  # the same picture for longer than frozen_after_s (a hung driver)
+    stuck = [picture(3)] * 100  # the same picture for longer than frozen_after_s (a hung driver)
     moving = boards((4, 6), (5, 6), (6, 30))
     for i, frame in enumerate(moving):  # a changing gradient: a live picture again
         frame[0, 1:, 2] = i % 200
@@ -241,7 +241,7 @@ def test_a_frozen_stream_is_shown_and_makes_no_move_then_tracking_resumes(tmp_pa
 
 
 def test_black_frames_are_shown_as_dark_and_never_read_as_an_empty_board(tmp_path) -> None:
-    black = [np.zeros((48, 64, 3), np.uint8)] * 160  # lens covered / light off: looks like "no chips"
+    black = [np.zeros((48, 64, 3), np.uint8)] * 60  # lens covered / light off: looks like "no chips"
     camera = Capture(boards((0, 4), (1, 5), (2, 5)) + black + boards((2, 4), (3, 5), (4, 30)))
     table = start_table(tmp_path, 0, factory_of(camera))
     try:
