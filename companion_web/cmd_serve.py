@@ -8,6 +8,7 @@ server). Prints every LAN address, a QR code of the first and the PIN; Ctrl-C st
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import signal
 import sys
@@ -62,6 +63,7 @@ class WebServer:
         self.port = int(self.server.effective_port)
         self.host = host
         self._thread = threading.Thread(target=self.server.run, name="waitress", daemon=True)
+        self._stopped = False
 
     @property
     def url(self) -> str:
@@ -76,6 +78,9 @@ class WebServer:
         """End every event stream, let running requests finish, close all sockets."""
         from waitress import wasyncore
 
+        if self._stopped:
+            return
+        self._stopped = True
         self.app.extensions["companion"].hub.close()
         self.server.task_dispatcher.shutdown(timeout=3)
         server_map = self.server._map
@@ -84,7 +89,9 @@ class WebServer:
             wasyncore.close_all(server_map)
 
         if self._thread.is_alive():
-            self.server.trigger.pull_trigger(close_everything)
+            # Runs in the loop's own thread; OSError: the loop already closed its trigger.
+            with contextlib.suppress(OSError):
+                self.server.trigger.pull_trigger(close_everything)
             self._thread.join(5)
         else:
             close_everything()

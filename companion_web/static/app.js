@@ -125,9 +125,9 @@ function missedWhileAway(before, after) {
   if (!before) return;
   const was = Object.fromEntries(teamsOf(before).map((t) => [t.colour, t.done]));
   for (const team of teamsOf(after)) {
-    if (team.done > (was[team.colour] ?? 0)) alerts.show("sequence", `${team.colour} completed a sequence`);
+    if (team.done > (was[team.colour] ?? 0)) alerts.show("sequence", `${capital(team.colour)} completed a sequence`);
   }
-  if (after.winner && !before.winner) alerts.show("win", `${after.winner} wins!`);
+  if (after.winner && !before.winner) alerts.show("win", `${capital(after.winner)} wins!`);
 }
 
 // Redraw a part only when its input changed: without a GPU every repaint costs the tablet.
@@ -138,6 +138,8 @@ function changed(part, value) {
   drawn[part] = key;
   return true;
 }
+
+function capital(text) { return text.charAt(0).toUpperCase() + text.slice(1); }
 
 function render(state) {
   const log = state.log || state.last_events;
@@ -159,12 +161,12 @@ function render(state) {
   $("pause").textContent = state.paused ? "Resume" : "Pause";
   const turn = $("turn");
   turn.classList.toggle("hidden", !state.turn);
-  turn.textContent = state.turn ? `${state.turn} to play` : "";
+  turn.textContent = state.turn ? `${capital(state.turn)} to play` : "";
   $("store-error").classList.toggle("hidden", !state.store_error);
   $("store-error").textContent = state.store_error || "";
   const winner = $("winner");
   winner.classList.toggle("hidden", !state.winner);
-  winner.textContent = state.winner ? `${state.winner} wins!` : "";
+  winner.textContent = state.winner ? `${capital(state.winner)} wins!` : "";
 }
 
 // What each camera state means at the table, and what to do about it.
