@@ -60,7 +60,7 @@ OPTICS = OpticsConfig()
 NOISE_UNIT = 16.0  # the noise pool stores sigma = 1 as 16
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=2)
 def _noise_pool(size: tuple[int, int], pad: int) -> np.ndarray:
     """Slightly correlated (demosaiced) sensor noise, int16 with sigma ``NOISE_UNIT``, larger
     than the frame so each frame takes a different crop."""
@@ -111,7 +111,7 @@ def _lighting_maps(spec: SceneSpec, shadow: np.ndarray, glossy: float) -> tuple[
     return gain, add
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=1)
 def _radial_fields(size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Pixel grids and their radial displacement per unit k (the model is linear in k)."""
     w, h = size
@@ -151,7 +151,7 @@ def distort_points(pts: np.ndarray, size: tuple[int, int], k: float) -> np.ndarr
 GAIN_UNIT = 100.0  # uint8 gain maps: 100 is a gain of 1 (up to 2.55)
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=2)
 def _dither(size: tuple[int, int]) -> np.ndarray:
     """A full-frame 4x4 Bayer threshold tile in [0, 1): floor(x + d) rounds without banding."""
     bayer = np.array([[0, 8, 2, 10], [12, 4, 14, 6], [3, 11, 1, 9], [15, 7, 13, 5]], np.float32) / 16.0
