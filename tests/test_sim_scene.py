@@ -191,3 +191,20 @@ def test_a_moving_hand_is_smeared_but_hides_the_same_cells() -> None:
     untouched = render(spec)
     far = diff[untouched.frame.shape[0] - 5:, :]  # the bottom rows, far from the hand: unchanged
     assert far.max() <= 1
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "normal", "hard"])
+def test_many_random_scenes_keep_the_grid_in_view(difficulty: str) -> None:
+    from vision.sim.variety import DIFFICULTIES
+
+    limit = DIFFICULTIES[difficulty].max_occluded
+    for seed in range(12):
+        scene = render(random_spec(seed, difficulty=difficulty, size=(320, 180)))
+        assert np.all(scene.corners >= -0.5) and np.all(scene.corners <= np.array([319.5, 179.5]))
+        assert int(scene.occluded.sum()) <= limit + 1  # measured at another resolution when fitted
+        # the grid is a proper quadrilateral: convex, in TL TR BR BL order (clockwise on screen)
+        c = scene.corners.astype(np.float64)
+        d = np.roll(c, -1, axis=0) - c  # edge vectors
+        nxt = np.roll(d, -1, axis=0)
+        cross = d[:, 0] * nxt[:, 1] - d[:, 1] * nxt[:, 0]
+        assert all(x > 0 for x in cross) or all(x < 0 for x in cross)
