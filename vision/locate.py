@@ -116,29 +116,20 @@ class LocateConfig:
         default_factory=lambda: OrientConfig(cell_px=16, aspect_weight=0.0, min_cells=20, highpass_cells=5)
     )
     """How the printed ink is read when scoring a candidate grid (see ``vision.orient``)."""
-    refine_top: int = 3
+    refine_top: int = 2
+    white_blur_px: float = 0.7
     align_steps_cells: tuple[float, ...] = (0.2, 0.1, 0.05, 0.025)
     """Step sizes (in cells) of the local lattice search, coarse to fine."""
-    align_rounds: int = 12
-    align_samples: int = 40
+    align_rounds: int = 8
+    align_samples: int = 24
     align_band_cells: tuple[float, ...] = (-0.1, 0.1)
     """Card borders are sampled this far either side of each inner cell boundary."""
     align_blur: float = 0.5
     """The image is blurred by this many step sizes for each step (smooth basin first)."""
-    edge_reach_cells: tuple[float, ...] = (0.45, 0.2, 0.1)
-    edge_step_cells: float = 0.02
-    edge_width_cells: float = 0.1
-    edge_samples: int = 24
-    edge_along_cells: float = 0.15
-    edge_along_samples: int = 5
-    edge_min_step: float = 0.05
-    edge_min_points: int = 6
-    edge_inside_white: float = 0.9
-    """The inner side of the card-area edge must be this close to the card white."""
-    card_inset_cells: float = 0.03
-    """Card faces sit this far inside their cells (half the gap between cards)."""
     min_ink: float = 0.45
     max_refine_move_cells: float = 0.6
+    gap_accept: float = 0.6
+    """Gap-lattice support from which the gap fit is trusted for the final corners."""
     refine_tolerance: float = 0.05
     """Keep an edge refinement unless it lowers the ink match by more than this."""
     lattice_keep: int = 1
@@ -173,7 +164,7 @@ def locate_grid(
     h, w = gray.shape
     raw_white = _whiteness(frame)
     sat = _saturation(frame)
-    white = cv2.GaussianBlur(raw_white, (0, 0), 0.7)
+    white = cv2.GaussianBlur(raw_white, (0, 0), config.white_blur_px)
     candidates = []
     for quad in blob_quads(raw_white, config):
         candidates += [quad, *lattice_hypotheses(raw_white, sat, quad, config)]
@@ -186,20 +177,13 @@ def locate_grid(
     scored = sorted(((ink_score(frame, c, config), i) for i, c in enumerate(candidates)), reverse=True)
     best_score, best = -1.0, None
     for score, i in scored[: config.refine_top]:
-        corners = candidates[i]
-        aligned, _ = align_lattice(white, corners, config)
-        a_score = ink_score(frame, aligned, config)
-        if a_score >= score - config.refine_tolerance:
-            corners, score = aligned, a_score
-        refined = refine_boundary(white, corners, config)
-        if refined is not None and _moved_cells(refined, corners) < config.max_refine_move_cells:
-            r_score = ink_score(frame, refined, config)
-            if r_score >= score - config.refine_tolerance:
-                corners, score = refined, r_score
+        corners, score = _register(frame, gray, white, candidates[i], score, config)
         if score > best_score:
             best_score, best = score, corners
     if best is not None:
-        best, best_score = _best_shift(frame, white, best, best_score, config)
+        shifted, s_score = _best_shift(frame, best, best_score, config)
+        if shifted is not best:
+            best, best_score = _register(frame, gray, white, shifted, s_score, config)
         if not _plausible(best, (w, h), config):
             best, best_score = None, -1.0
     if best is None or best_score < config.min_ink:
@@ -237,7 +221,38 @@ def _plausible(corners: np.ndarray, size: tuple[int, int], config: LocateConfig)
     return max(aspect, 1.0 / max(aspect, 1e-9)) <= config.max_aspect
 
 
-def _best_shift(frame, white, corners, score, config: LocateConfig) -> tuple[np.ndarray, float]:
+def _register(frame, gray, white, corners, score: float, config: LocateConfig) -> tuple[np.ndarray, float]:
+    """Bring rough corners onto the printed lattice; returns corners and their ink score.
+
+    The card gaps give sub-pixel lines when the camera resolves them (checked by how many gap
+    samples agree); otherwise the local lattice search (card borders versus cell middles)
+    brings the grid within a fraction of a cell, and the gaps are tried again from there.
+    """
+    gaps = _gap_fit(gray, corners, config)
+    if gaps is not None:
+        return gaps, ink_score(frame, gaps, config)
+    aligned, _ = align_lattice(white, corners, config)
+    gaps = _gap_fit(gray, aligned, config)
+    if gaps is not None:
+        return gaps, ink_score(frame, gaps, config)
+    a_score = ink_score(frame, aligned, config)
+    if a_score >= score - config.refine_tolerance:
+        return aligned, a_score
+    return corners, score
+
+
+def _gap_fit(gray: np.ndarray, corners: np.ndarray, config: LocateConfig) -> np.ndarray | None:
+    """Corners from the card-gap lattice near ``corners`` when enough gaps agree, else None."""
+    fit = refine_grid_homography(gray, grid_homography(np.asarray(corners, np.float32)), config)
+    if fit is None or fit[1] < config.gap_accept:
+        return None
+    refined = apply_homography(fit[0], GRID_CORNERS_UV)
+    if _moved_cells(refined, corners) > config.max_refine_move_cells:
+        return None
+    return refined
+
+
+def _best_shift(frame, corners, score, config: LocateConfig) -> tuple[np.ndarray, float]:
     """Try the lattice one whole cell off in each direction; keep whichever prints best.
 
     Neighbouring cells look alike to every local measure, so a registration can land a full
@@ -253,11 +268,6 @@ def _best_shift(frame, white, corners, score, config: LocateConfig) -> tuple[np.
             s = ink_score(frame, shifted, config)
             if s > best_score + config.shift_ink_margin:
                 best, best_score = shifted, s
-    if best is not corners:
-        aligned, _ = align_lattice(white, best, config)
-        a_score = ink_score(frame, aligned, config)
-        if a_score >= best_score - config.refine_tolerance:
-            best, best_score = aligned, a_score
     return best, best_score
 
 
@@ -849,115 +859,6 @@ def _comb_candidates(
 
 
 
-def refine_boundary(white: np.ndarray, corners: np.ndarray, config: LocateConfig) -> np.ndarray | None:
-    """Fit the four outer edges of the card area and return their corners (grid corners).
-
-    ``white`` is ``(H, W)`` uint8 (darkest channel or gray). Along each side of the grid the
-    image is sampled across the side, averaged along short stretches so chips and pips wash
-    out, and the strongest step from darker outside to brighter cards inside is taken as the
-    card edge; a robust line through those points is the side, moved out by the cards' inset
-    in their cells. The search window narrows each round. Returns ``(4, 2) float64`` corners in
-    the order of ``corners``, or None when a side has too little evidence.
-    """
-    quad = np.asarray(corners, dtype=np.float64)
-    for reach in config.edge_reach_cells:
-        lines = []
-        h = grid_homography(quad)
-        for side in range(4):
-            pts = _side_points(white, h, side, reach, config)
-            if pts is None:
-                return None
-            line = _robust_line(pts, config)
-            if line is None:
-                return None
-            lines.append(line)
-        new = []
-        for a, b in ((3, 0), (0, 1), (1, 2), (2, 3)):
-            x = np.cross(lines[a], lines[b])
-            if abs(x[2]) < 1e-12:
-                return None
-            new.append(x[:2] / x[2])
-        quad = np.array(new)
-    return quad
-
-
-def _side_points(white: np.ndarray, h: np.ndarray, side: int, reach: float, config: LocateConfig):
-    """Image points of the card edge along one side (0 top, 1 right, 2 bottom, 3 left) or None."""
-    step = config.edge_step_cells
-    w = config.edge_width_cells
-    half = int(np.ceil((reach + w) / step))
-    offs = np.arange(-half, half + 1) * step  # positive = into the grid
-    m = len(offs)
-    n = config.edge_samples
-    along = np.linspace(0.3, SIZE - 0.3, n)
-    sub = np.linspace(-config.edge_along_cells, config.edge_along_cells, config.edge_along_samples)
-    t = along[:, None, None] + sub[None, :, None]
-    o = np.broadcast_to(offs[None, None, :], (n, len(sub), m))
-    t = np.broadcast_to(t, o.shape)
-    if side == 0:
-        u, v = t, o
-    elif side == 1:
-        u, v = SIZE - o, t
-    elif side == 2:
-        u, v = t, SIZE - o
-    else:
-        u, v = o, t
-    grid = np.stack([u, v], axis=-1).reshape(-1, 1, 2)
-    img = cv2.perspectiveTransform(grid, h).reshape(n * len(sub), m, 2).astype(np.float32)
-    prof = cv2.remap(white, img[..., 0], img[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    prof = prof.reshape(n, len(sub), m).astype(np.float32).mean(axis=1)
-    k = max(1, round(w / step))
-    cs = np.concatenate([np.zeros((n, 1), np.float32), np.cumsum(prof, axis=1)], axis=1)
-    idx = np.arange(m)
-    hi = np.minimum(idx + k, m)
-    lo = np.maximum(idx - k, 0)
-    inside = (cs[:, hi] - cs[:, idx]) / np.maximum(hi - idx, 1)
-    outside = (cs[:, idx] - cs[:, lo]) / np.maximum(idx - lo, 1)
-    step_resp = inside - outside
-    win = np.abs(offs) <= reach
-    step_resp[:, ~win] = -np.inf
-    # The card side of the edge is card-white; the board's own edge (table to margin) is not.
-    white_level = np.percentile(prof, 95, axis=1)[:, None]
-    step_resp[inside < config.edge_inside_white * white_level] = -np.inf
-    j = np.argmax(step_resp, axis=1)
-    peak = step_resp[np.arange(n), j]
-    level = np.percentile(prof, 90, axis=1)
-    ok = np.isfinite(peak) & (peak >= config.edge_min_step * np.maximum(level, 1.0))
-    jc = np.clip(j, 1, m - 2)
-    a, b, c = (step_resp[np.arange(n), jc + d] for d in (-1, 0, 1))
-    b = np.where(np.isfinite(b), b, 0.0)
-    a = np.where(np.isfinite(a), a, b)
-    c = np.where(np.isfinite(c), c, b)
-    den = a - 2 * b + c
-    sub_px = np.where(np.abs(den) > 1e-6, 0.5 * (a - c) / np.where(np.abs(den) > 1e-6, den, 1), 0.0)
-    pos = offs[jc] + np.clip(sub_px, -0.5, 0.5) * step - config.card_inset_cells
-    if ok.sum() < config.edge_min_points:
-        return None
-    if side == 0:
-        g = np.stack([along, pos], 1)
-    elif side == 1:
-        g = np.stack([SIZE - pos, along], 1)
-    elif side == 2:
-        g = np.stack([along, SIZE - pos], 1)
-    else:
-        g = np.stack([pos, along], 1)
-    return apply_homography(h, g[ok])
-
-
-def _robust_line(pts: np.ndarray, config: LocateConfig) -> np.ndarray | None:
-    """Homogeneous line through ``pts`` after trimming the worst outliers (chips over an edge)."""
-    p = pts.astype(np.float32)
-    keep = np.ones(len(p), bool)
-    for _ in range(3):
-        if keep.sum() < config.edge_min_points:
-            return None
-        vx, vy, x0, y0 = cv2.fitLine(p[keep], cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-        r = np.abs((p[:, 0] - x0) * vy - (p[:, 1] - y0) * vx)
-        scale = max(1.4826 * float(np.median(r[keep])), 0.3)
-        keep = r <= 3.0 * scale
-    return np.cross([x0, y0, 1.0], [x0 + vx, y0 + vy, 1.0])
-
-
 def align_lattice(white: np.ndarray, corners: np.ndarray, config: LocateConfig) -> tuple[np.ndarray, float]:
     """Pull rough grid corners onto the printed lattice by local search; returns corners, contrast.
 
@@ -969,26 +870,56 @@ def align_lattice(white: np.ndarray, corners: np.ndarray, config: LocateConfig) 
     """
     quad = np.asarray(corners, dtype=np.float64).copy()
     cell_px = grid_diagonal(quad) / (SIZE * np.sqrt(2.0))
-    base = white
+    # Work on a crop around the grid (blurring the whole frame at every step is wasted time).
+    pad = 2.0 * cell_px
+    hgt, wid = white.shape
+    x0, y0 = np.clip(np.floor(quad.min(axis=0) - pad), 0, [wid - 1, hgt - 1]).astype(int)
+    x1, y1 = np.clip(np.ceil(quad.max(axis=0) + pad), 1, [wid, hgt]).astype(int)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return quad, 0.0
+    base = white[y0:y1, x0:x1]
+    origin = np.array([x0, y0], dtype=np.float64)
+    quad -= origin
     current = 0.0
     for frac in config.align_steps_cells:
         step = frac * cell_px
         img = cv2.GaussianBlur(base, (0, 0), max(config.align_blur * step, 0.5))
         current = _lattice_contrast(img, [quad], config)[0]
         for _ in range(config.align_rounds):
-            trials = []
-            for i in range(4):
-                for axis in (0, 1):
-                    for sign in (-1.0, 1.0):
-                        q = quad.copy()
-                        q[i, axis] += sign * step
-                        trials.append(q)
+            h = grid_homography(quad.astype(np.float32))
+            trials = [apply_homography(h @ move, GRID_CORNERS_UV) for move in _grid_moves(frac)]
             scores = _lattice_contrast(img, trials, config)
             k = int(np.argmax(scores))
             if scores[k] <= current + 1e-6:
                 break
             quad, current = trials[k], float(scores[k])
-    return quad, current
+    return quad + origin, current
+
+
+def _grid_moves(d: float) -> list[np.ndarray]:
+    """Small moves of the lattice in grid space (cells): shifts, stretches, shears, tilts, both ways.
+
+    Each moves the outer lines by about ``d`` cells; the whole grid shifting is one move,
+    which corner-by-corner steps could only make in eight.
+    """
+    c = SIZE / 2.0
+    centre = np.array([[1, 0, c], [0, 1, c], [0, 0, 1.0]])
+    back = np.array([[1, 0, -c], [0, 1, -c], [0, 0, 1.0]])
+    e = d / c
+    moves = []
+    for sign in (-1.0, 1.0):
+        for m in (
+            [[1, 0, sign * d], [0, 1, 0], [0, 0, 1]],
+            [[1, 0, 0], [0, 1, sign * d], [0, 0, 1]],
+            [[1 + sign * e, 0, 0], [0, 1, 0], [0, 0, 1]],
+            [[1, 0, 0], [0, 1 + sign * e, 0], [0, 0, 1]],
+            [[1, sign * e, 0], [0, 1, 0], [0, 0, 1]],
+            [[1, 0, 0], [sign * e, 1, 0], [0, 0, 1]],
+            [[1, 0, 0], [0, 1, 0], [sign * e / c, 0, 1]],
+            [[1, 0, 0], [0, 1, 0], [0, sign * e / c, 1]],
+        ):
+            moves.append(centre @ np.array(m, dtype=np.float64) @ back)
+    return moves
 
 
 def _lattice_contrast(white: np.ndarray, quads: list, config: LocateConfig) -> np.ndarray:
@@ -1013,6 +944,4 @@ def _lattice_contrast(white: np.ndarray, quads: list, config: LocateConfig) -> n
     vals = cv2.remap(white, xy[..., 0], xy[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
     vals = vals.astype(np.float32)
     n_on = len(on)
-    lo = np.percentile(vals, 10, axis=1)
-    hi = np.percentile(vals, 90, axis=1)
-    return (vals[:, :n_on].mean(axis=1) - vals[:, n_on:].mean(axis=1)) / np.maximum(hi - lo, 1.0)
+    return (vals[:, :n_on].mean(axis=1) - vals[:, n_on:].mean(axis=1)) / np.maximum(vals.std(axis=1), 1.0)

@@ -125,7 +125,7 @@ def cell_redness(frame: np.ndarray, corners: np.ndarray, config: OrientConfig = 
     dst = np.array([[0, 0], [side, 0], [side, side], [0, side]], dtype=np.float32)
     h = cv2.getPerspectiveTransform(np.asarray(corners, dtype=np.float32), dst)
     grid = cv2.warpPerspective(frame, h, (side, side), flags=cv2.INTER_AREA).astype(np.float32)
-    white = np.percentile(grid.reshape(-1, 3), config.white_percentile, axis=0)
+    white = np.percentile(grid[::2, ::2].reshape(-1, 3), config.white_percentile, axis=0)
     grid /= np.maximum(white, 1.0)
     np.clip(grid, 0.0, 1.0, out=grid)
     b, g, r = grid[..., 0], grid[..., 1], grid[..., 2]
