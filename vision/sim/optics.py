@@ -52,6 +52,8 @@ class OpticsConfig:
     meter_target: float = 118.0  # mean grey auto exposure aims for
     meter_step: int = 8  # metering samples every this many pixels
     auto_exposure_range: tuple[float, float] = (0.6, 2.2)
+    highlight_percentile: float = 99.0  # metering keeps this percentile of the scene ...
+    highlight_limit: float = 245.0  # ... below this grey level
 
 
 OPTICS = OpticsConfig()
@@ -173,12 +175,17 @@ def _colour_matrix(spec: SceneSpec) -> np.ndarray | None:
 
 
 def metered_exposure(frame: np.ndarray, gain_lo: np.ndarray) -> float:
-    """The gain a camera's auto exposure picks so the scene's mean lands on a mid grey
-    (a white board on a dark table comes out bright, on a white table dark)."""
+    """The gain a camera's auto exposure picks: the scene's mean towards a mid grey, but held
+    back so the brightest percent (the white board, mostly) does not clip, as phones and
+    webcams protect highlights. A board on a white table still comes out grey, on a dark
+    table bright."""
     step = OPTICS.meter_step
-    mean = float(frame[::step, ::step].mean()) * float(gain_lo.mean())
+    sample = frame[::step, ::step].astype(np.float32).mean(axis=2) * float(gain_lo.mean())
+    mean = float(sample.mean())
+    bright = float(np.percentile(sample, OPTICS.highlight_percentile))
     lo, hi = OPTICS.auto_exposure_range
-    return float(np.clip(OPTICS.meter_target / max(mean, 1.0), lo, hi))
+    gain = min(OPTICS.meter_target / max(mean, 1.0), OPTICS.highlight_limit / max(bright, 1.0))
+    return float(np.clip(gain, lo, hi))
 
 
 def camera_finish(frame: np.ndarray, spec: SceneSpec, shadow: np.ndarray, contact: np.ndarray,
