@@ -274,13 +274,20 @@ function colourPickers() {
   }
 }
 
+let dealAsked = 0;
 async function updateDeal() {
   const out = $("ng-deal");
+  const asked = ++dealAsked;  // only the answer to the latest choice is shown
   try {
     const d = await api("GET", `/api/setup/deal?players=${$("ng-players").value}&teams=${$("ng-teams").value}`);
+    if (asked !== dealAsked) return;
     out.textContent = `Deal ${d.cards_each} cards to each player; ${d.sequences_needed} sequence(s) to win.`;
     $("ng-error").textContent = "";
-  } catch (err) { out.textContent = ""; $("ng-error").textContent = err.message; }
+  } catch (err) {
+    if (asked !== dealAsked) return;
+    out.textContent = "";
+    $("ng-error").textContent = err.message;
+  }
 }
 
 async function loadProfiles() {
