@@ -217,36 +217,6 @@ def _draw_pips(card: np.ndarray, rank: str, suit: str, colour: BGR, cfg: ArtConf
         draw_suit(card, suit, (x0 + px * (x1 - x0), y0 + py * (y1 - y0)), size, colour, flip=py > 0.5)
 
 
-def _robe_patterns(half: np.ndarray, xs: np.ndarray, top: int, rng: np.random.Generator) -> None:
-    """Fine printed detail on the robe blocks (stripes, dots, zig-zags) like real court cards:
-    real boards are full of such texture, and feature matchers feed on it."""
-    hh = half.shape[0]
-    step = max(4, hh // 5)
-    for i in range(len(xs) - 1):
-        x0, x1 = int(xs[i]), int(xs[i + 1])
-        ink = ((30, 28, 28), COURT_COLOURS[2], (235, 235, 235))[int(rng.integers(3))]
-        kind = int(rng.integers(3))
-        if kind == 0:  # diagonal stripes
-            for d in range(-hh, x1 - x0 + hh, step):
-                cv2.line(half, (x0 + d, top), (x0 + d + (hh - top), hh), ink, 1, cv2.LINE_AA)
-        elif kind == 1:  # dots
-            for y in range(top + step // 2, hh, step):
-                for x in range(x0 + step // 2, x1, step):
-                    cv2.circle(half, (x, y), max(1, step // 6), ink, -1, cv2.LINE_AA)
-        else:  # zig-zag bands
-            for y in range(top + step // 2, hh, step):
-                pts = np.array([[x, y + (step // 3 if (x - x0) // max(1, step // 2) % 2 else 0)]
-                                for x in range(x0, x1 + 1, max(1, step // 2))], np.int32)
-                cv2.polylines(half, [pts], False, ink, 1, cv2.LINE_AA)
-        half[top:, np.clip(x0, 0, half.shape[1] - 1)] = (30, 28, 28)  # block outline
-    # the sceptre or sword across the robe
-    a = (int(xs[1] * 0.6), top + (hh - top) // 4)
-    b = (int(xs[-2] + (xs[-1] - xs[-2]) * 0.4), hh - 1)
-    cv2.line(half, a, b, COURT_COLOURS[2], max(1, hh // 25), cv2.LINE_AA)
-    cv2.circle(half, a, max(2, hh // 14), COURT_COLOURS[2], -1, cv2.LINE_AA)
-    cv2.circle(half, a, max(2, hh // 14), (30, 28, 28), 1, cv2.LINE_AA)
-
-
 def _draw_court(card: np.ndarray, rank: str, suit: str, colour: BGR) -> None:
     """A Queen or King: a framed block of colourful art, double-headed like a real court card."""
     h, w = card.shape[:2]
@@ -261,7 +231,6 @@ def _draw_court(card: np.ndarray, rank: str, suit: str, colour: BGR) -> None:
     for i in range(4):
         cv2.rectangle(half, (int(xs[i]), int(hh * 0.55)), (int(xs[i + 1]), hh), cols[i % 4], -1)
     cv2.rectangle(half, (0, int(hh * 0.48)), (fw, int(hh * 0.58)), cols[(2 + rng.integers(2)) % 4], -1)
-    _robe_patterns(half, xs, int(hh * 0.55), rng)
     # head: crown (yellow zig-zag), hair, face
     cx = int(fw * (0.45 + 0.1 * rng.random()))
     r = int(fw * 0.16)
