@@ -243,7 +243,8 @@ def _register(frame, gray, white, corners, score: float, config: LocateConfig) -
 
 def _gap_fit(gray: np.ndarray, corners: np.ndarray, config: LocateConfig) -> np.ndarray | None:
     """Corners from the card-gap lattice near ``corners`` when enough gaps agree, else None."""
-    fit = refine_grid_homography(gray, grid_homography(np.asarray(corners, np.float32)), config)
+    # Whole-cell shifts are settled by the ink pattern afterwards, not by the gaps.
+    fit = refine_grid_homography(gray, grid_homography(np.asarray(corners, np.float32)), config, test_shifts=False)
     if fit is None or fit[1] < config.gap_accept:
         return None
     refined = apply_homography(fit[0], GRID_CORNERS_UV)
@@ -563,7 +564,7 @@ def _fit_comb(pos: np.ndarray, weight: np.ndarray, config: LocateConfig) -> tupl
 
 
 def refine_grid_homography(
-    gray: np.ndarray, h_grid: np.ndarray, config: LocateConfig = LocateConfig()
+    gray: np.ndarray, h_grid: np.ndarray, config: LocateConfig = LocateConfig(), *, test_shifts: bool = True
 ) -> tuple[np.ndarray, float] | None:
     """Pull a rough grid homography onto the printed lattice of ``gray`` (``(H, W) uint8``).
 
@@ -572,9 +573,9 @@ def refine_grid_homography(
     along the line so pips and letters wash out; the gap is the darkest valley there. A
     homography is fitted to all gap positions with RANSAC, the search narrowing each round.
     Outer lines are not measured (their print differs between boards); the lattice
-    extrapolates to them. A final test moves the grid one cell each way in case the first
-    guess was off by a whole card. Returns the homography and a support score in [0, 1], or
-    None when no lattice is there.
+    extrapolates to them. With ``test_shifts``, a final test moves the grid one cell each way
+    in case the first guess was off by a whole card. Returns the homography and a support
+    score in [0, 1], or None when no lattice is there.
     """
     h = np.asarray(h_grid, dtype=np.float64)
     search = config.refine_search_cells
@@ -585,7 +586,7 @@ def refine_grid_homography(
         h = h_new
         search = max(search * 0.5, config.refine_min_search_cells)
     best_h, best_score = h, _lattice_support(gray, h, config)
-    for du, dv in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+    for du, dv in ((1, 0), (-1, 0), (0, 1), (0, -1)) if test_shifts else ():
         shifted = h @ np.array([[1, 0, du], [0, 1, dv], [0, 0, 1.0]])
         score = _lattice_support(gray, shifted, config)
         if score > best_score + config.shift_margin:
