@@ -60,6 +60,8 @@ class GameScore:
     false_wins: int = 0
     alerts: int = 0
     latencies: list[float] = field(default_factory=list)
+    slow: list[str] = field(default_factory=list)
+    alert_messages: list[str] = field(default_factory=list)
     bumps: int = 0
     relock_times: list[float] = field(default_factory=list)
     relock_failed: int = 0
@@ -78,7 +80,7 @@ def game_specs(n: int, seed: int) -> list[Any]:
     ]
     specs = []
     for k in range(n):
-        edition, teams = combos[k % len(combos)]
+        edition, teams = combos[(seed + k - 1) % len(combos)]  # seed 1 classic, 2 Jumbo, 3 ...
         specs.append(GameSpec(seed=seed + k, edition=edition, teams=teams, fps=FPS, size=SIZE))
     return specs
 
@@ -155,6 +157,8 @@ def _score(score: GameScore, truth: list[dict], emitted: list[tuple[int, Any]], 
         if ev["type"] == "placed" and ev.get("team") and out.team and out.team != ev["team"]:
             score.wrong_team += 1
         score.latencies.append((index - ev["frame"]) / FPS)
+        if score.latencies[-1] > 1.0:
+            score.slow.append(f"{ev['type']} {cell} hand left {ev['frame']} committed {index}")
     for k, (index, out) in enumerate(emitted):
         if out.type in ("placed", "removed") and k not in used:
             score.phantoms.append(f"{out.type} {_cell(out.cell)} {out.team} at frame {index}")
@@ -180,6 +184,7 @@ def _score(score: GameScore, truth: list[dict], emitted: list[tuple[int, Any]], 
             else:
                 score.false_wins += 1
     score.alerts = sum(1 for _, out in emitted if out.type == "alert")
+    score.alert_messages = [f"{index}: {out.message}" for index, out in emitted if out.type == "alert"]
     for ev in truth:
         if ev["type"] != "bump":
             continue
@@ -195,7 +200,7 @@ def _pct(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 
 
-def report(scores: list[GameScore], wall: float) -> None:
+def report(scores: list[GameScore], wall: float, *, verbose: bool = False) -> None:
     moves = sum(s.moves for s in scores)
     found = sum(s.found for s in scores)
     lat = [x for s in scores for x in s.latencies]
@@ -219,6 +224,9 @@ def report(scores: list[GameScore], wall: float) -> None:
     for s in scores:
         if s.missed or s.phantoms:
             print(f"  {s.name}: missed {s.missed[:4]} phantoms {s.phantoms[:4]}")
+        if verbose and (s.slow or s.alert_messages):
+            print(f"  {s.name}: slow {s.slow[:6]}")
+            print(f"  {s.name}: alerts {s.alert_messages[:6]}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -226,7 +234,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=2, help="games played in parallel processes")
-    parser.add_argument("-v", "--verbose", action="store_true")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log what the tracker does")
+    parser.add_argument("--details", action="store_true", help="list slow events and engine alerts")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
@@ -237,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
             scores = list(pool.map(play, specs))
     else:
         scores = [play(s) for s in specs]
-    report(scores, time.perf_counter() - start)
+    report(scores, time.perf_counter() - start, verbose=args.details)
     return 0
 
 

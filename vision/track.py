@@ -93,6 +93,8 @@ class TrackConfig:
     patient_seconds: float = 1.0
     """... and commit (down to ``min_confidence_patient``) once the same for this long."""
     min_confidence_patient: float = 0.2
+    empty_reference: bool = True
+    """When the first board is empty, give it to the reader as the empty-board reference."""
     first_still_seconds: float = 0.4
     """The first board is committed once the whole board was still and read the same this long."""
     global_fraction: float = 0.4
@@ -299,6 +301,18 @@ class BoardTracker:
             self._reader = CellReader(edition=self.edition or "classic", colour_model=model)
         return self._reader
 
+    def _remember_empty_board(self, frame: np.ndarray, labels: np.ndarray) -> None:
+        """A first board with no chips is each cell's empty look: hand it to the reader as its
+        reference (a white chip on a white card, a chip on matching art are then plain)."""
+        reader = self._reader_for()
+        if not self.config.empty_reference or not hasattr(reader, "set_reference"):
+            return
+        if not np.isin(labels, ("empty", "free")).all():
+            return
+        assert self._rectifier is not None
+        reader.set_reference(reader.rectify(frame, self._rectifier.corners))
+        log.info("the first board is empty: using it as the reader's empty-board reference")
+
     def _read(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         assert self._rectifier is not None
         reading = self._reader_for().read(frame, self._rectifier.corners)
@@ -338,6 +352,7 @@ class BoardTracker:
         self.committed = labels.copy()
         self._rebaseline(frame, rect)
         self._unreadable_since = None
+        self._remember_empty_board(frame, labels)
         log.info("first board committed at frame %d", self._index)
         return self._update(t, "live", committed=_grid(labels), labels=labels,
                             unknown=np.zeros((SIZE, SIZE), dtype=bool))
