@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -169,3 +171,16 @@ def test_chips_are_only_knocked_aside_under_a_hand(which, request) -> None:
             assert sim.states[i].hand is not None
             assert _hand_cover(sim.scene_at(i), sim.states[i].hand)[cell] > 0.5
             assert sim.states[i].labels[cell[0]][cell[1]] != "empty"
+
+
+
+def test_teams_alternate_and_a_passing_hand_is_not_a_turn() -> None:
+    passes = 0
+    for seed in (0, 2, 4):
+        spec = GameSpec(seed=seed, edition="classic", teams=("blue", "green"), fps=5, size=(320, 180))
+        events = simulate_game(spec).events
+        passes += sum(e["type"] == "pass" for e in events)
+        movers = [e["team"] if e["type"] == "placed" else e["by"] for e in events if e["type"] in ("placed", "removed")]
+        assert movers[0] == "blue"
+        assert all(a != b for a, b in itertools.pairwise(movers)), (seed, movers)
+    assert passes > 0, "these seeds should include hands that pass without playing"

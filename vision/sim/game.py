@@ -449,16 +449,23 @@ def simulate_game(spec: GameSpec) -> GameSim:
         sides = seat_of[team]
         side = sides[(turn // len(spec.teams)) % len(sides)]
         if turn in bump_turns:
+            bump_turns.discard(turn)  # once per turn, even when a hand only passed over first
             _bump(s)
         if turn in light_turns:
+            light_turns.discard(turn)
             _light(s)
         if turn in lean_turns:
+            lean_turns.discard(turn)
             _lean(s)
         roll = rng.random()
         removal = s.choose_removal(team) if roll < spec.removal_chance else None
         if roll > 1 - spec.pass_chance:
+            # A hand that reaches over the board and changes nothing (pointing, thinking) is not
+            # a turn: the same team plays next, as at a real table.
             left = s.visit(side, [s.choose_place(team)], [None])
             s.event("pass", left, team=team)
+            s.idle(float(rng.uniform(*CONFIG.pause)))
+            continue
         elif removal is not None:
             colour = s.board.chip(removal).colour  # type: ignore[union-attr]
             left = s.visit(side, [removal], [lambda cell=removal: s.remove(cell)])
