@@ -116,7 +116,13 @@ class LocateConfig:
         default_factory=lambda: OrientConfig(cell_px=16, aspect_weight=0.0, min_cells=20, highpass_cells=5)
     )
     """How the printed ink is read when scoring a candidate grid (see ``vision.orient``)."""
-    refine_top: int = 2
+    ink_coarse: OrientConfig = field(
+        default_factory=lambda: OrientConfig(
+            cell_px=12, aspect_weight=0.0, min_cells=20, highpass_cells=5, ring_inner=0.3, ring_outer=0.48
+        )
+    )
+    """The same for ranking rough candidates: a wider ring that forgives misregistration."""
+    refine_top: int = 3
     white_blur_px: float = 0.7
     align_steps_cells: tuple[float, ...] = (0.2, 0.1, 0.05, 0.025)
     """Step sizes (in cells) of the local lattice search, coarse to fine."""
@@ -174,7 +180,11 @@ def locate_grid(
         return GridFit.failed("no board: nothing in the frame looks like a grid of cards")
     if frame.ndim == 2:
         return _best_by_lattice(gray, candidates, edition, config)
-    scored = sorted(((ink_score(frame, c, config), i) for i, c in enumerate(candidates)), reverse=True)
+    # Rough candidates are ranked with a wider, blurrier look at the ink, which forgives a
+    # misregistration of a fraction of a cell; the winners are registered and re-scored.
+    scored = sorted(
+        ((ink_score(frame, c, config, coarse=True), i) for i, c in enumerate(candidates)), reverse=True
+    )
     best_score, best = -1.0, None
     for score, i in scored[: config.refine_top]:
         corners, score = _register(frame, gray, white, candidates[i], score, config)
@@ -314,10 +324,11 @@ def _moved_cells(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.linalg.norm(np.asarray(a) - np.asarray(b), axis=1).max() / (grid_diagonal(b) / 14.14))
 
 
-def ink_score(frame: np.ndarray, corners: np.ndarray, config: LocateConfig) -> float:
+def ink_score(frame: np.ndarray, corners: np.ndarray, config: LocateConfig, *, coarse: bool = False) -> float:
     """Margin of the best of four turns over the second in matching the printed red/black pattern."""
     try:
-        o = orient_grid(frame, np.asarray(corners, np.float32), edition="classic", config=config.ink)
+        ink = config.ink_coarse if coarse else config.ink
+        o = orient_grid(frame, np.asarray(corners, np.float32), edition="classic", config=ink)
     except ValueError:
         return -1.0
     # The layout's pattern is unlike itself under a turn, so the true grid wins by a margin;
