@@ -114,22 +114,22 @@ class ReaderConfig:
     # frames and rounded; positive means "a chip is there". ``colour`` decides chips of a team
     # colour, ``white`` a flipped (white) chip; ``*_ref`` apply when an empty-board reference is set.
     colour_weights: tuple[tuple[str, float], ...] = (
-        ("spread", -0.0529), ("ring", 0.0499), ("d_colour", -1.437), ("court_spread", -0.2015),
-        ("chroma", 0.084), ("rim", 0.024), ("bias", 0.7487),
+        ("spread", -0.05969), ("ring", 0.05025), ("d_colour", -1.424), ("court_spread", -0.2017),
+        ("chroma", 0.08547), ("rim", 0.001076), ("bias", 0.7986),
     )
     colour_weights_ref: tuple[tuple[str, float], ...] = (
-        ("spread", -0.0331), ("ring", 0.0248), ("d_colour", -0.5412), ("court_spread", -0.0624),
-        ("chroma", 0.0372), ("rim", 0.0214), ("ref_change", 2.993), ("ref_median", 0.0822),
-        ("ref_change_low", 2.32), ("bias", -4.863),
+        ("spread", -0.03464), ("ring", 0.02143), ("d_colour", -0.5896), ("court_spread", -0.06566),
+        ("chroma", 0.03783), ("rim", 0.003862), ("ref_change", 2.968), ("ref_median", 0.08294),
+        ("ref_change_low", 2.282), ("bias", -4.571),
     )
     white_weights: tuple[tuple[str, float], ...] = (
-        ("l_offset", 0), ("ring", 0.1568), ("rim", 0.7847), ("spread", 0), ("d_flipped", 0),
-        ("chroma", 0), ("twin_cover", 1.082), ("texture", -0.699), ("bias", -1.226),
+        ("l_offset", 0), ("ring", 0.1769), ("rim", 0.8528), ("spread", 0), ("d_flipped", 0),
+        ("chroma", 0), ("twin_cover", 1.196), ("texture", -0.6934), ("bias", -1.783),
     )
     white_weights_ref: tuple[tuple[str, float], ...] = (
-        ("l_offset", 0), ("ring", 0), ("rim", 0.3156), ("spread", -0.1107), ("d_flipped", -0.4383),
-        ("chroma", -0.1469), ("twin_cover", 0), ("texture", -0.4374), ("ref_change", 7.086),
-        ("ref_median", 0.0321), ("ref_change_low", 6.343), ("bias", -1.404),
+        ("l_offset", 0), ("ring", 0.007232), ("rim", 0.5255), ("spread", -0.0981),
+        ("d_flipped", -0.4988), ("chroma", -0.08903), ("twin_cover", 0), ("texture", -0.3539),
+        ("ref_change", 3.246), ("ref_median", 0.1007), ("ref_change_low", 5.955), ("bias", -2.769),
     )
     input_caps: tuple[tuple[str, float, float], ...] = (
         ("spread", 0.0, 40.0), ("ring", 0.0, 60.0), ("ring_median", 0.0, 60.0),
