@@ -318,6 +318,9 @@ class LoadReport:
             f"  server RSS: start {self.rss_mb[0]:.1f} MB, peak {max(self.rss_mb):.1f} MB, "
             f"end {self.rss_mb[-1]:.1f} MB, growth "
             + (f"{self.growth_mb_per_hour:+.1f} MB/h" if self.seconds >= 120 else "n/a (run under 2 min)"),
+            "  server RSS over the run (MB, tenths): "
+            + ", ".join(f"{self.rss_mb[min(len(self.rss_mb) - 1, k * len(self.rss_mb) // 10)]:.0f}"
+                        for k in range(11)),
         ]
 
 
@@ -474,8 +477,12 @@ def _post(port: int, path: str, body: dict[str, Any]) -> int:
 
 
 def run_load(pages: int = 20, seconds: float = 600.0, rps: float = 50.0, *, move_interval: float = 0.5,
-             pollers: int = 5, seed: int = 2) -> LoadReport:
-    """Run the load scenario against a real ``serve`` subprocess; see the module docstring."""
+             pollers: int = 5, seed: int = 2, moves_per_game: int = 100) -> LoadReport:
+    """Run the load scenario against a real ``serve`` subprocess; see the module docstring.
+
+    Every ``moves_per_game`` moves a new game starts (as at a real table), so the history that
+    ``/api/history`` returns stays game-sized rather than growing for the whole run.
+    """
     from engine.layout import SIZE, is_corner
 
     rng = random.Random(seed)
@@ -511,6 +518,9 @@ def run_load(pages: int = 20, seconds: float = 600.0, rps: float = 50.0, *, move
                     if status != 200:
                         report.request_errors += 1
                     report.moves += 1
+                    new_game = moves_per_game and report.moves % moves_per_game == 0
+                    if new_game and _post(port, "/api/setup/new-game", {"teams": list(TEAMS)}) != 200:
+                        report.request_errors += 1
                     next_move += move_interval
                 time.sleep(0.01)
             stop.set()
@@ -565,12 +575,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, default=10.0, help="duration of the load run")
     parser.add_argument("--rps", type=float, default=50.0, help="API polling requests per second (load)")
     parser.add_argument("--move-interval", type=float, default=0.5, help="seconds between moves (load)")
+    parser.add_argument("--moves-per-game", type=int, default=100,
+                        help="moves before a new game starts (load; 0: one endless game)")
     args = parser.parse_args(argv)
     if args.scenario in ("long", "both"):
         report = run_long_play(args.hours, move_s=args.move_seconds)
         print("\n".join(report.lines()), flush=True)
     if args.scenario in ("load", "both"):
-        load = run_load(args.pages, args.minutes * 60, args.rps, move_interval=args.move_interval)
+        load = run_load(args.pages, args.minutes * 60, args.rps, move_interval=args.move_interval,
+                        moves_per_game=args.moves_per_game)
         print("\n".join(load.lines()), flush=True)
     return 0
 
