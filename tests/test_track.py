@@ -27,6 +27,9 @@ CHIP_BGR: dict[str, tuple[int, int, int]] = {
     "blue": (150, 72, 18), "green": (52, 128, 28), "red": (36, 34, 188), "yellow": (28, 196, 236),
 }
 SKIN = (150, 180, 225)
+IN_PLAY: dict[tuple[int, int], str] = {(0, 5): "green", (9, 4): "blue", (1, 8): "red"}
+"""Chips every clip starts with: a game in progress (a first board with a lone chip or two is
+taken as a new game's empty board with misreads)."""
 TABLE_BGR = (70, 95, 125)
 
 
@@ -42,6 +45,7 @@ class Table:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        self.chips = {**IN_PLAY, **self.chips}
         self.art = board_art("classic", "modern")
         self.level = 1
         self.tex_base = self.art.levels[self.level]
@@ -176,6 +180,7 @@ def run(tracker: BoardTracker, frames: Iterator[np.ndarray], start: int = 0) -> 
 def started(table: Table, *, frames: int = 12) -> tuple[BoardTracker, list[TrackUpdate]]:
     """A tracker given the corners that has committed the first (still) board."""
     empty = Table(shift=table.shift, rotate_deg=table.rotate_deg, seed=99)
+    empty.chips = {}
     reader = CentreColourReader(empty.frame(), table.corners())
     tracker = BoardTracker(edition="classic", corners=table.corners(), reader=reader)
     ups = run(tracker, (table.frame() for _ in range(frames)))

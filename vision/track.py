@@ -77,7 +77,7 @@ class TrackConfig:
     """Most of the board changed, unmoved and still, this long: accept it as the new look."""
     skin_fraction: float = 0.2
     """Fraction of a cell's pixels newly skin-like that means a hand is over it."""
-    hand_min_cells: int = 2
+    hand_min_cells: int = 3
     """Skin-like cells count as a hand only in a changed region at least this large."""
     occlusion_grow: int = 1
     """Cells around moving or skin cells that are unknown too (fingers, shadows)."""
@@ -93,6 +93,8 @@ class TrackConfig:
     patient_seconds: float = 1.0
     """... and commit (down to ``min_confidence_patient``) once the same for this long."""
     min_confidence_patient: float = 0.2
+    first_board_stray_chips: int = 2
+    """A first board with this few chips is a new game's empty board misread in those cells."""
     empty_reference: bool = True
     """When the first board is empty, give it to the reader as the empty-board reference."""
     first_still_seconds: float = 0.4
@@ -143,6 +145,14 @@ class TrackUpdate:
     unknown: np.ndarray = field(default_factory=lambda: np.ones((SIZE, SIZE), dtype=bool))
     relocked: bool = False
     message: str = ""
+
+
+def _cells_of(mask: np.ndarray, labels: np.ndarray | None = None) -> list[tuple]:
+    """``[(r, c), ...]`` of a 10x10 mask (with each cell's label when ``labels`` is given), for logs."""
+    rows, cols = np.nonzero(mask)
+    if labels is None:
+        return [(int(r), int(c)) for r, c in zip(rows, cols, strict=True)]
+    return [(int(r), int(c), str(labels[r, c])) for r, c in zip(rows, cols, strict=True)]
 
 
 def _grid(values: np.ndarray) -> list[list[str]]:
@@ -222,6 +232,8 @@ class BoardTracker:
         self._prev: np.ndarray | None = None
         self._still_since: float | None = None
         self._votes: dict[str, np.ndarray] = {}
+        self._empty_co: np.ndarray | None = None
+        self._has_empty = np.zeros(shape, dtype=bool)
         self._clear_since = np.full(shape, np.nan)
         self._cand_label = np.full(shape, "", dtype=object)
         self._cand_since = np.full(shape, np.nan)
@@ -305,6 +317,11 @@ class BoardTracker:
         """A first board with no chips is each cell's empty look: hand it to the reader as its
         reference (a white chip on a white card, a chip on matching art are then plain)."""
         reader = self._reader_for()
+        if not np.isin(labels, ("empty", "free")).all():
+            return
+        assert self._bg_co is not None
+        self._empty_co = self._bg_co.copy()
+        self._has_empty = labels == "empty"
         if not self.config.empty_reference or not hasattr(reader, "set_reference"):
             return
         if not np.isin(labels, ("empty", "free")).all():
@@ -349,6 +366,11 @@ class BoardTracker:
         counts = np.stack([self._votes[n] for n in names])
         labels = np.array(names, dtype=object)[counts.argmax(axis=0)]
         self._votes = {}
+        chips = ~np.isin(labels, ("empty", "free"))
+        if 0 < chips.sum() <= cfg.first_board_stray_chips:
+            log.warning("first board: taking %d lone reading(s) %s as an empty new game",
+                        int(chips.sum()), _cells_of(chips, labels))
+            labels[chips] = "empty"
         self.committed = labels.copy()
         self._rebaseline(frame, rect)
         self._unreadable_since = None
@@ -431,7 +453,7 @@ class BoardTracker:
         self._clear_since[unknown] = np.nan
         self._clear_since[~unknown & np.isnan(self._clear_since)] = t
         candidates = changed & ~unknown
-        committed = self._consider(frame, norm, candidates, t)
+        committed = self._consider(frame, norm, co / gain, candidates, t)
         self._cand_since[~candidates] = np.nan
         self._cand_read[~candidates] = np.nan
         self._cand_frames[~candidates] = 0
@@ -445,7 +467,7 @@ class BoardTracker:
         return self._update(t, state, committed=committed, labels=labels, unknown=unknown | unread)
 
     def _consider(
-        self, frame: np.ndarray, norm: np.ndarray, candidates: np.ndarray, t: float
+        self, frame: np.ndarray, norm: np.ndarray, co_norm: np.ndarray, candidates: np.ndarray, t: float
     ) -> list[list[str]] | None:
         """Read changed cells once they have been clear for ``still_seconds`` (unsure ones again
         every ``reread_seconds``) and commit whole changed regions whose reading is sure."""
@@ -474,6 +496,21 @@ class BoardTracker:
             & (self._cand_frames >= 2)
         )
         ready = read_cells & (sure | patient)
+        # Each cell's own empty look checks the reader: "empty" must look empty, and a cell that
+        # looks exactly as it did empty is empty whatever the reader says.
+        if self._empty_co is not None and ready.any():
+            looks_empty = self._has_empty & (self._structure(co_norm, self._empty_co) < cfg.change_threshold)
+            self._cand_label[ready & looks_empty] = "empty"
+            doubtful = ready & (self._cand_label == "empty") & self._has_empty & ~looks_empty
+            ready &= ~doubtful
+            # Long doubtful: a look the reader cannot name (a white chip read as empty): keep the label.
+            stale = doubtful & (stable_for >= cfg.patient_seconds)
+            if stale.any():
+                log.info("frame %d: cells %s changed but do not look empty; keeping their labels",
+                         self._index, _cells_of(stale))
+                self._absorb(norm, stale)
+                self._cand_since[stale] = np.nan
+                self._cand_read[stale] = np.nan
         if not ready.any():
             return None
         # A changed region is committed whole: never half a flip of five chips.
@@ -496,6 +533,11 @@ class BoardTracker:
             for r, c in zip(rows, cols, strict=True)
         ]
         log.info("frame %d: committed %s", self._index, changes)
+        became_empty = ready & (new == "empty")
+        if self._empty_co is not None and became_empty.any():
+            mc = self._pixel_mask(became_empty, coarse=True)
+            self._empty_co = self._empty_co * (1 - mc) + co_norm * mc
+            self._has_empty |= became_empty
         self.committed = new
         self._last_still_frame = frame.copy()
         self._ref_cache = None
