@@ -93,7 +93,7 @@ def measure(frames: list[np.ndarray]) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=150)
-    parser.add_argument("--skip", type=int, default=60, help="frames of the game skipped first")
+    parser.add_argument("--skip", type=int, default=0, help="frames of the game skipped first")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)

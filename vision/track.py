@@ -93,7 +93,7 @@ class TrackConfig:
     patient_seconds: float = 1.0
     """... and commit (down to ``min_confidence_patient``) once the same for this long."""
     min_confidence_patient: float = 0.2
-    first_board_stray_chips: int = 2
+    first_board_stray_chips: int = 1
     """A first board with this few chips is a new game's empty board misread in those cells."""
     empty_reference: bool = True
     """When the first board is empty, give it to the reader as the empty-board reference."""
