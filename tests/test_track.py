@@ -26,6 +26,7 @@ SIZE_WH = (640, 360)
 CHIP_BGR: dict[str, tuple[int, int, int]] = {
     "blue": (150, 72, 18), "green": (52, 128, 28), "red": (36, 34, 188), "yellow": (28, 196, 236),
 }
+LOOK_BGR: dict[str, tuple[int, int, int]] = {**CHIP_BGR, "flipped": (236, 238, 236)}
 SKIN = (150, 180, 225)
 IN_PLAY: dict[tuple[int, int], str] = {(0, 5): "green", (9, 4): "blue", (1, 8): "red"}
 """Chips every clip starts with: a game in progress (a first board with a lone chip or two is
@@ -43,9 +44,12 @@ class Table:
     light: float = 1.0
     light_gradient: float = 0.0
     seed: int = 0
+    new_game: bool = False
+    """Start from an empty board (otherwise ``IN_PLAY`` chips are on it)."""
 
     def __post_init__(self) -> None:
-        self.chips = {**IN_PLAY, **self.chips}
+        if not self.new_game:
+            self.chips = {**IN_PLAY, **self.chips}
         self.art = board_art("classic", "modern")
         self.level = 1
         self.tex_base = self.art.levels[self.level]
@@ -63,7 +67,7 @@ class Table:
         tex = self.tex_base.copy()
         ch = self.art.cell_size[1] / 2**self.level
         for (r, c), colour in self.chips.items():
-            draw_chip(tex, self._tex_xy(*self.art.cell_centre(r, c)), 0.34 * ch, CHIP_BGR[colour])
+            draw_chip(tex, self._tex_xy(*self.art.cell_centre(r, c)), 0.34 * ch, LOOK_BGR[colour])
         self._cache = (key, tex)
         return tex
 
@@ -319,6 +323,21 @@ def test_still_sleeve_over_many_cells_is_never_read_as_moves() -> None:
     out += run(tracker, (table.frame() for _ in range(10)), start=len(ups) + 30)
     assert commits(out) == []
     assert out[-1].state == "live"
+
+
+def test_white_chip_read_as_empty_is_not_a_removal() -> None:
+    """A new game: a chip is placed, then turned white (a Jumbo flip); the naive reader calls the
+    white chip on a white card "empty", but the cell does not look like it did empty."""
+    table = Table(new_game=True, seed=11)
+    tracker, ups = started(table)
+    assert commits(ups)[0].committed == expected(table)
+    table.chips[(4, 4)] = "green"
+    out = run(tracker, (table.frame() for _ in range(8)), start=len(ups))
+    assert [u.committed for u in commits(out)] == [expected(table)]
+    table.chips[(4, 4)] = "flipped"
+    more = run(tracker, (table.frame() for _ in range(30)), start=len(ups) + 8)
+    assert commits(more) == []
+    assert more[-1].state == "live"
 
 
 def test_no_board_state_when_the_view_is_blank() -> None:
