@@ -38,7 +38,7 @@ from vision.geometry import (
     metric_aspect,
     order_as_seen,
 )
-from vision.orient import OrientConfig, orient_grid
+from vision.orient import OrientConfig, cell_redness, orient_grid
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +133,8 @@ class LocateConfig:
     align_blur: float = 0.5
     """The image is blurred by this many step sizes for each step (smooth basin first)."""
     min_ink: float = 0.45
+    min_ink_cells: int = 50
+    """Cells of the final grid that must show red or black print for the match to count."""
     max_refine_move_cells: float = 0.6
     gap_accept: float = 0.6
     """Gap-lattice support from which the gap fit is trusted for the final corners."""
@@ -200,6 +202,14 @@ def locate_grid(
         return GridFit.failed(
             f"no board: no candidate grid shows the printed red/black card pattern "
             f"(best match {best_score:.2f} < {config.min_ink:.2f})",
+            score=best_score,
+        )
+    visible = int(np.isfinite(cell_redness(frame, np.asarray(best, np.float32), config.ink)).sum())
+    if visible < config.min_ink_cells:
+        # A grid whose cells mostly show no ink at all lies off the cards (or the print is
+        # washed out): the pattern match rests on too few cells to be trusted.
+        return GridFit.failed(
+            f"no board: only {visible} cells of the best grid show card print (need {config.min_ink_cells})",
             score=best_score,
         )
     corners = order_as_seen(best)
