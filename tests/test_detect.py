@@ -96,3 +96,14 @@ def test_corners_and_reference_compare_each_cell_with_its_empty_look():
     assert det and "ref_change" in det.features
     visible = ~scene.occluded
     assert np.array_equal(np.array(det.labels)[visible], np.array(scene.labels)[visible])
+
+
+def test_profile_corners_follow_a_change_of_camera_resolution(scene):
+    class HalfSizeProfile:
+        edition = "classic"
+        corners = (scene.corners / 2).tolist()
+        frame_size = (scene.frame.shape[1] // 2, scene.frame.shape[0] // 2)
+        colour_model = None
+
+    det = detect(scene.frame, profile=HalfSizeProfile())
+    assert np.allclose(det.corners, scene.corners, atol=1.5)

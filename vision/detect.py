@@ -121,6 +121,17 @@ def _locate_and_orient(frame: np.ndarray, edition: str | None, timings: dict[str
     return _Placement(corners, found_edition, float(orientation.confidence), "located")
 
 
+def _profile_corners(profile: Any, frame: np.ndarray) -> np.ndarray:
+    """The profile's corners in ``frame``'s pixels: scaled when the camera now delivers another
+    resolution than at calibration (``profile.frame_size``, ``(width, height)``)."""
+    corners = check_corners(profile.corners)
+    size = getattr(profile, "frame_size", None)
+    if size:
+        scale = np.array([frame.shape[1] / float(size[0]), frame.shape[0] / float(size[1])], np.float32)
+        corners = corners * scale
+    return corners
+
+
 def _find_in_reference(frame: np.ndarray, corners: np.ndarray, reference: np.ndarray, edition: str,
                        timings: dict[str, float]) -> np.ndarray | None:
     """Canonical corners of the grid in ``reference``, found by matching this frame's grid there
@@ -157,7 +168,7 @@ def _place(
     if reference is not None:
         ref_frame = check_frame(reference)
         if profile is not None:
-            ref_place = _Placement(check_corners(profile.corners), edition, 1.0, "profile")
+            ref_place = _Placement(_profile_corners(profile, ref_frame), edition, 1.0, "profile")
         else:
             ref_place = _locate_and_orient(ref_frame, edition, timings)
             if not ref_place:
@@ -187,7 +198,7 @@ def _place(
         return _Placement(placed.corners, placed.edition, placed.orientation_confidence, placed.source,
                           placed.reason, reference_corners=ref_place.corners)
     if profile is not None:
-        return _Placement(check_corners(profile.corners), edition or config.default_edition, 1.0, "profile")
+        return _Placement(_profile_corners(profile, frame), edition or config.default_edition, 1.0, "profile")
     return _locate_and_orient(frame, edition, timings)
 
 
