@@ -229,6 +229,12 @@ def report(scores: list[GameScore], wall: float, *, verbose: bool = False) -> No
             print(f"  {s.name}: alerts {s.alert_messages[:6]}")
 
 
+def _progress(s: GameScore) -> None:
+    print(f"  {s.name}: {s.frames} frames, moves {s.found}/{s.moves}, phantoms {len(s.phantoms)},"
+          f" sequences {s.sequences_found}/{s.sequences} (false {s.false_sequences}),"
+          f" wins {s.wins_found}/{s.wins}, {s.seconds:.0f} s", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20)
@@ -241,11 +247,16 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(levelname)s %(name)s: %(message)s")
     specs = game_specs(args.games, args.seed)
     start = time.perf_counter()
+    scores: list[GameScore] = []
     if args.jobs > 1:
         with ProcessPoolExecutor(args.jobs) as pool:
-            scores = list(pool.map(play, specs))
+            for score in pool.map(play, specs):
+                scores.append(score)
+                _progress(score)
     else:
-        scores = [play(s) for s in specs]
+        for spec in specs:
+            scores.append(play(spec))
+            _progress(scores[-1])
     report(scores, time.perf_counter() - start, verbose=args.details)
     return 0
 
