@@ -29,6 +29,8 @@ class CalibrationConfig:
     """An "empty" board read with more chips than this is refused (a reference must be empty)."""
     min_colour_separation: float = 12.0
     """Two taught colours closer than this (white-balanced Lab units) cannot be told apart."""
+    min_marker_cover: float = 0.3
+    """Fraction of a cell's centre that must differ from the empty board for a taught marker."""
 
 
 @dataclass(frozen=True)
@@ -90,22 +92,36 @@ def learn_colours(
     frame: np.ndarray,
     samples: Mapping[Cell, str],
     *,
+    empty_frame: np.ndarray | None = None,
     config: CalibrationConfig = CalibrationConfig(),
 ) -> Profile | CalibrationFailure:
     """Teach the chip colours from ``frame``, where one chip of each named colour sits on its cell.
 
     ``samples`` maps a cell to the team colour placed there (any marker may be taught under a
     colour name: coins as "red", say). The camera must not have moved since ``profile`` was
-    made. Returns the profile with its colour model replaced.
+    made. With ``empty_frame`` (the calibration frame of the empty board) a marker counts as
+    present when its cell differs from the empty board, so a dull marker the default colours
+    would not call a chip (a coin) can still be taught; without it the reader must see a chip.
+    Returns the profile with its colour model replaced.
     """
     cells = _check_samples(samples)
     base = ColourModel.from_dict(profile.colour_model) if profile.colour_model else ColourModel.default(profile.edition)
+    corners = np.asarray(profile.corners, dtype=np.float32)
     reader = CellReader(edition=profile.edition, colour_model=base)
-    reading = reader.read(frame, np.asarray(profile.corners, dtype=np.float32))
+    if empty_frame is not None:
+        if empty_frame.shape != frame.shape:
+            raise ValueError("the empty-board frame and the frame with chips must come from the same camera setting")
+        reader.set_reference(reader.rectify(empty_frame, corners))
+    reading = reader.read(frame, corners)
     lab = reading.features["core_lab"]
+    changed = reading.features.get("ref_change")
     learned: dict[str, list[np.ndarray]] = {}
     for cell, colour in cells.items():
-        if reading.labels[cell[0]][cell[1]] == "empty":
+        if changed is not None:
+            present = float(changed[cell]) >= config.min_marker_cover
+        else:
+            present = reading.labels[cell[0]][cell[1]] != "empty"
+        if not present:
             return CalibrationFailure(f"no chip seen on {describe_cell(cell)} where the {colour} chip should be")
         learned.setdefault(colour, []).append(lab[cell])
     prototypes = dict(base.prototypes)

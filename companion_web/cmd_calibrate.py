@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
                 f"{args.chips}: {chips.shape[1]}x{chips.shape[0]} px, but the empty board frame is "
                 f"{empty.shape[1]}x{empty.shape[0]} px; use the same camera without moving it"
             )
-        profile = learn_colours(profile, chips, samples)
+        profile = learn_colours(profile, chips, samples, empty_frame=empty)
         if not profile:
             raise CliError(profile.reason, exit_code=1)
     saved = save_profile(profile, output, reference_image=empty)

@@ -78,3 +78,25 @@ def test_learn_colours_reports_a_missing_chip_and_bad_cells():
         learn_colours(profile, chips.frame, {(0, 0): "blue"})
     with pytest.raises(ValueError, match="unknown team colour"):
         learn_colours(profile, chips.frame, {(2, 3): "purple"})
+
+
+def test_a_dull_marker_can_be_taught_against_the_empty_board():
+    """Coins as the third team's marker: grey, so the default colours see no chip, but the cell
+    differs from the empty board, so it is learned (as "red") with its own low-chroma colour."""
+    import cv2
+
+    from vision.warp import cell_centres
+
+    empty, _ = taught_scene(12, "classic", {})
+    profile = calibrate(empty.frame, corners=empty.corners)
+    assert profile
+    frame = empty.frame.copy()
+    centres = cell_centres(empty.corners)
+    cell = (4, 4)
+    centre = centres[cell[0], cell[1]]
+    radius = 0.3 * float(np.linalg.norm(centres[4, 5] - centres[4, 4]))
+    cv2.circle(frame, (int(centre[0]), int(centre[1])), int(radius), (150, 152, 155), -1, cv2.LINE_AA)
+    learned = learn_colours(profile, frame, {cell: "red"}, empty_frame=empty.frame)
+    assert learned, learned.reason
+    mean = ColourModel.from_dict(learned.colour_model).prototypes["red"].mean
+    assert np.hypot(mean[1], mean[2]) < 15, "a grey coin is learned as a low-chroma colour"

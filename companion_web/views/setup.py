@@ -256,7 +256,7 @@ def calibration_colours() -> Any:
 
     samples = {tuple(cell): colour for colour, cell in _teach_cells(draft.edition).items()}
     try:
-        learned = learn_colours(_profile(draft, corners), frame, samples)
+        learned = learn_colours(_profile(draft, corners), frame, samples, empty_frame=draft.frame)
     except ValueError as exc:
         raise BadInput(str(exc)) from None
     if not learned:
