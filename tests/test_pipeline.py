@@ -11,6 +11,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from waiting import wait_for
 
 from companion_web.pipeline import CameraStatus, Pipeline, PipelineConfig, render_overlay
 from vision.sources import OrderedSource, SourceConfig, open_source
@@ -133,14 +134,6 @@ def write_folder(folder: Path, boards: list[int | None]) -> None:
         image = np.zeros((48, 64, 3), np.uint8) if board is None else picture(board)
         cv2.imwrite(str(folder / f"{i}.png"), image)
 
-
-def wait_for(predicate, timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.005)
-    return False
 
 
 # ----------------------------------------------------------------------------- replay mode

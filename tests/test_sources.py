@@ -10,6 +10,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from waiting import wait_for
 
 from vision.sources import Frame, SimOptions, SourceConfig, SourceError, natural_key, open_source
 
@@ -62,14 +63,6 @@ class CameraBench:
             self.handed.append(camera)
             return camera
 
-
-def wait_for(predicate, timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.005)
-    return False
 
 
 # ------------------------------------------------------------------ ordered: folders, files
