@@ -10,6 +10,7 @@ that names the key, so a hand-edited or foreign file never half-loads.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import tempfile
@@ -19,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.layout import EDITIONS
+
+log = logging.getLogger(__name__)
 
 PROFILE_FORMAT = "sequence-companion-profile"
 PROFILE_VERSION = 1
@@ -249,6 +252,25 @@ def load_reference_image(profile: Profile, profile_path: str | os.PathLike[str])
     if image is None:
         raise ProfileError(f"{path}: the profile's reference image is not a readable image")
     return image
+
+
+def load_profile_and_reference(
+    path: str | os.PathLike[str], *, strict: bool = True
+) -> tuple[Profile, Any]:
+    """The profile at ``path`` and its reference image (None when it has none).
+
+    ``strict``: a missing or unreadable reference image is a ``ProfileError`` (one-shot
+    commands, where the user should recalibrate); otherwise it is logged and the profile is
+    used without it (a running companion keeps going on corners and colours alone).
+    """
+    profile = load_profile(path)
+    try:
+        return profile, load_reference_image(profile, path)
+    except ProfileError as exc:
+        if strict:
+            raise
+        log.warning("profile %s: reference image not used (%s)", path, exc)
+        return profile, None
 
 
 def save_profile(

@@ -79,10 +79,9 @@ def _detect(args: argparse.Namespace) -> tuple[Any, Any]:
     frame = load_image(args.image)
     profile = reference = None
     if args.profile:
-        from calibration.profile import load_profile, load_reference_image
+        from calibration.profile import load_profile_and_reference
 
-        profile = load_profile(args.profile)
-        reference = load_reference_image(profile, args.profile)
+        profile, reference = load_profile_and_reference(args.profile)
     if args.reference:
         reference = load_image(args.reference)
     det = detect(frame, corners=corners, reference=reference, profile=profile, edition=args.edition)

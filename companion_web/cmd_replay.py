@@ -77,10 +77,9 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--fps must be between 0 and 1000, got {args.fps:g}")
     profile = reference = None
     if args.profile:
-        from calibration.profile import load_profile, load_reference_image
+        from calibration.profile import load_profile_and_reference
 
-        profile = load_profile(args.profile)
-        reference = load_reference_image(profile, args.profile)
+        profile, reference = load_profile_and_reference(args.profile)
     edition = args.edition or (profile.edition if profile is not None else None) or "classic"
     try:
         source = open_source(args.source, fps=args.fps)

@@ -154,15 +154,10 @@ class LiveCamera:
 
 
 def load_profile_and_reference(path: Path) -> tuple[Any, Any]:
-    from calibration.profile import load_profile, load_reference_image
+    """A profile for the running companion: a broken reference image is logged, not fatal."""
+    from calibration.profile import load_profile_and_reference as load
 
-    profile = load_profile(path)
-    try:
-        reference = load_reference_image(profile, path)
-    except (ValueError, OSError) as exc:
-        log.warning("profile %s: reference image not used (%s)", path, exc)
-        reference = None
-    return profile, reference
+    return load(path, strict=False)
 
 
 def make_tracker(profile: Any, reference: Any, edition: str) -> Any:

@@ -94,3 +94,15 @@ def test_missing_reference_image_is_reported(tmp_path):
 def test_corners_far_outside_frame_refused():
     with pytest.raises(ProfileError, match="outside"):
         Profile(edition="jumbo", corners=((0, 0), (9000, 0), (9000, 9000), (0, 9000)), frame_size=(640, 480))
+
+
+def test_profile_with_broken_reference_strict_and_lenient(tmp_path, caplog):
+    from calibration.profile import load_profile_and_reference
+
+    saved = save_profile(make_profile(), tmp_path / "p.json", reference_image=np.zeros((40, 40, 3), np.uint8))
+    (tmp_path / saved.reference_image).write_bytes(b"not a png")
+    with pytest.raises(ProfileError, match="not a readable image"):
+        load_profile_and_reference(tmp_path / "p.json")
+    profile, reference = load_profile_and_reference(tmp_path / "p.json", strict=False)
+    assert profile == saved and reference is None
+    assert "reference image not used" in caplog.text
