@@ -68,8 +68,8 @@ class GameScore:
     seconds: float = 0.0
 
 
-def game_specs(n: int, seed: int) -> list[Any]:
-    """``n`` seeded specs cycling classic/Jumbo and 2/3 teams."""
+def game_specs(n: int, seed: int, max_moves: int | None = None) -> list[Any]:
+    """``n`` seeded specs cycling classic/Jumbo and 2/3 teams (``max_moves`` caps each game)."""
     from vision.sim import GameSpec
 
     combos = [
@@ -81,7 +81,8 @@ def game_specs(n: int, seed: int) -> list[Any]:
     specs = []
     for k in range(n):
         edition, teams = combos[(seed + k - 1) % len(combos)]  # seed 1 classic, 2 Jumbo, 3 ...
-        specs.append(GameSpec(seed=seed + k, edition=edition, teams=teams, fps=FPS, size=SIZE))
+        extra = {} if max_moves is None else {"max_moves": max_moves}
+        specs.append(GameSpec(seed=seed + k, edition=edition, teams=teams, fps=FPS, size=SIZE, **extra))
     return specs
 
 
@@ -240,12 +241,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=2, help="games played in parallel processes")
+    parser.add_argument("--max-moves", type=int, default=None,
+                        help="cap each game at this many turns (default: the simulator's; shorter runs)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the tracker does")
     parser.add_argument("--details", action="store_true", help="list slow events and engine alerts")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
-    specs = game_specs(args.games, args.seed)
+    specs = game_specs(args.games, args.seed, args.max_moves)
     start = time.perf_counter()
     scores: list[GameScore] = []
     if args.jobs > 1:
