@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision.geometry import corner_error, order_as_seen
-from vision.locate import LocateConfig, locate_grid
+from vision.locate import LocateConfig, _whiteness, blob_quads, locate_grid, texture_quads
 from vision.orient import orient_grid
 from vision.sim import random_spec, render
 
@@ -82,3 +82,14 @@ def test_config_is_explicit_and_frozen():
     cfg = LocateConfig()
     with pytest.raises(AttributeError):
         cfg.min_ink = 0.0  # type: ignore[misc]
+
+
+def test_print_density_outlines_a_small_board_on_a_pale_table():
+    # A small, blurred board on a pale, unevenly lit table: the brightest region is not the
+    # card area, but the dense print is.
+    scene = render(random_spec(1003, edition="classic", difficulty="hard"))
+    white = _whiteness(scene.frame)
+    truth = order_as_seen(scene.corners)
+    by_print = min(corner_error(q, truth) for q in texture_quads(white, LocateConfig()))
+    assert by_print < 0.1
+    assert min(corner_error(q, truth) for q in blob_quads(white, LocateConfig())) > by_print

@@ -87,6 +87,8 @@ class LocateConfig:
     min_cell_px: float = 4.0
     refine_ransac_cells: float = 0.05
     """RANSAC threshold of the refining homography, in cells (converted to pixels)."""
+    refine_ransac_iters: int = 500
+    """RANSAC iterations of the refining homography."""
     support_search_cells: float = 0.3
     inlier_cells: float = 0.04
     """A gap sample supports the final fit within this distance, in cells."""
@@ -102,6 +104,18 @@ class LocateConfig:
     blob_min_area: float = 0.02
     blob_max_area: float = 0.9
     blob_same_px: float = 12.0
+    blob_close_px: int = 3
+    """Closing of the bright-area mask (thumbnail pixels), bridging the card gaps."""
+    texture_mark_px: int = 5
+    """Largest print mark (pip, index) at the thumbnail size, in pixels (black-hat element)."""
+    texture_window_px: int = 9
+    """Print density is averaged over this window of the thumbnail (about a small board's cell)."""
+    texture_close_px: int = 5
+    """Closing of the print-density mask (thumbnail pixels), bridging chips and gaps."""
+    use_texture: bool = True
+    """Also take the regions dense with small dark print as board outlines (see ``texture_quads``)."""
+    use_segments: bool = True
+    """Also look for the card-gap lattice with line segments (only resolved on sharp, large boards)."""
     hyp_pad: float = 0.2
     hyp_px: int = 256
     hyp_band: tuple[float, float] = (0.15, 0.85)
@@ -173,25 +187,30 @@ def locate_grid(
     raw_white = _whiteness(frame)
     sat = _saturation(frame)
     white = cv2.GaussianBlur(raw_white, (0, 0), config.white_blur_px)
+    quads = blob_quads(raw_white, config)
+    if config.use_texture:
+        quads = texture_quads(raw_white, config, quads)
     candidates = []
-    for quad in blob_quads(raw_white, config):
+    for quad in quads:
         candidates += [quad, *lattice_hypotheses(raw_white, sat, quad, config)]
-    candidates += lattice_candidates(gray, config)
     candidates = [c for c in candidates if _plausible(c, (w, h), config)]
+    if frame.ndim == 2:
+        if config.use_segments:
+            candidates += [c for c in lattice_candidates(gray, config) if _plausible(c, (w, h), config)]
+        if not candidates:
+            return GridFit.failed("no board: nothing in the frame looks like a grid of cards")
+        return _best_by_lattice(gray, candidates, edition, config)
+    best, best_score = _best_registered(frame, gray, white, candidates, config)
+    if config.use_segments:
+        # The card-gap lattice (line segments) is registered on its own: ranked among the many
+        # outline guesses by the rough ink look, it would rarely make the short list.
+        more = [c for c in lattice_candidates(gray, config) if _plausible(c, (w, h), config)]
+        candidates += more
+        alt, alt_score = _best_registered(frame, gray, white, more, config)
+        if alt_score > best_score:
+            best, best_score = alt, alt_score
     if not candidates:
         return GridFit.failed("no board: nothing in the frame looks like a grid of cards")
-    if frame.ndim == 2:
-        return _best_by_lattice(gray, candidates, edition, config)
-    # Rough candidates are ranked with a wider, blurrier look at the ink, which forgives a
-    # misregistration of a fraction of a cell; the winners are registered and re-scored.
-    scored = sorted(
-        ((ink_score(frame, c, config, coarse=True), i) for i, c in enumerate(candidates)), reverse=True
-    )
-    best_score, best = -1.0, None
-    for score, i in scored[: config.refine_top]:
-        corners, score = _register(frame, gray, white, candidates[i], score, config)
-        if score > best_score:
-            best_score, best = score, corners
     if best is not None:
         shifted, s_score = _best_shift(frame, best, best_score, config)
         if shifted is not best:
@@ -218,6 +237,23 @@ def locate_grid(
         edition, aspect = guess_edition(corners, (w, h))
     score = float(np.clip((best_score - config.min_ink) / (1.0 - config.min_ink) * 0.5 + 0.5, 0.0, 1.0))
     return GridFit(corners, score, edition, details={"ink": best_score, "aspect": aspect})
+
+
+def _best_registered(frame, gray, white, candidates: list, config: LocateConfig) -> tuple[np.ndarray | None, float]:
+    """The best candidate after registration on the lattice, and its ink score (-1 for none).
+
+    Rough candidates are ranked with a wider, blurrier look at the ink, which forgives a
+    misregistration of a fraction of a cell; the leaders are registered and re-scored.
+    """
+    scored = sorted(
+        ((ink_score(frame, c, config, coarse=True), i) for i, c in enumerate(candidates)), reverse=True
+    )
+    best_score, best = -1.0, None
+    for score, i in scored[: config.refine_top]:
+        corners, score = _register(frame, gray, white, candidates[i], score, config)
+        if score > best_score:
+            best_score, best = score, corners
+    return best, best_score
 
 
 def _plausible(corners: np.ndarray, size: tuple[int, int], config: LocateConfig) -> bool:
@@ -629,7 +665,9 @@ def _fit_lattice(gray: np.ndarray, h: np.ndarray, search: float, config: LocateC
     if len(grid_pts) < config.min_gap_points:
         return None
     thresh = max(config.refine_ransac_cells * cell_px, 0.5)
-    h_new, _ = cv2.findHomography(grid_pts, img_pts, cv2.RANSAC, thresh, maxIters=500, confidence=0.995)
+    h_new, _ = cv2.findHomography(
+        grid_pts, img_pts, cv2.RANSAC, thresh, maxIters=config.refine_ransac_iters, confidence=0.995
+    )
     return h_new
 
 
@@ -777,13 +815,41 @@ def blob_quads(white: np.ndarray, config: LocateConfig) -> list[np.ndarray]:
     """
     s = config.blob_long_side / max(white.shape)
     small = cv2.resize(white, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
-    out = []
+    return _region_quads(small, s, config.blob_close_px, config, [])
+
+
+def texture_quads(white: np.ndarray, config: LocateConfig, out: list | None = None) -> list[np.ndarray]:
+    """Rough quadrilaterals of the regions dense with small dark print: the card faces.
+
+    A bright table is as bright as the cards, but it is not covered in pips and indices. At a
+    thumbnail size, a black-hat (small dark marks on a lighter surround) averaged over about
+    a cell is high all over the card area and low on plain table; its largest blobs' hulls
+    are board candidates. ``white`` is the frame's darkest channel (``(H, W) uint8``); quads
+    close to those already in ``out`` are skipped. Returns ``(4, 2) float32`` quads, as seen.
+    """
+    s = config.blob_long_side / max(white.shape)
+    small = cv2.resize(white, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (config.texture_mark_px, config.texture_mark_px))
+    marks = cv2.morphologyEx(small, cv2.MORPH_BLACKHAT, k).astype(np.float32)
+    size = (config.texture_window_px, config.texture_window_px)
+    energy = cv2.blur(marks, size)
+    bright = cv2.blur(small.astype(np.float32), size)
+    out = [] if out is None else out
+    for m in (energy, energy * bright):
+        hi = max(float(np.percentile(m, config.blob_bright_percentile)), 1e-6)
+        m8 = np.clip(m * (255.0 / hi), 0, 255).astype(np.uint8)
+        _region_quads(m8, s, config.texture_close_px, config, out)
+    return out
+
+
+def _region_quads(small: np.ndarray, s: float, close_px: int, config: LocateConfig, out: list) -> list:
+    """Hull quads of the largest regions of ``small`` above Otsu's and a few higher thresholds."""
     thresholds = [cv2.threshold(small, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)[0]]
     hi = float(np.percentile(small, config.blob_bright_percentile))
     thresholds += [thresholds[0] + f * (hi - thresholds[0]) for f in config.blob_levels]
     for t in thresholds:
         binary = (small > t).astype(np.uint8)
-        binary = cv2.morphologyEx(binary, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        binary = cv2.morphologyEx(binary, cv2.MORPH_CLOSE, np.ones((close_px, close_px), np.uint8))
         contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         contours = sorted(contours, key=cv2.contourArea, reverse=True)[: config.blob_count]
         for c in contours:

@@ -80,8 +80,10 @@ def orient_grid(
     target = edition_aspect(edition)
     redness = cell_redness(frame, seen, config)
     valid = np.isfinite(redness) & (_INK_SIGN != 0)
-    prior = _aspect_prior(seen, (frame.shape[1], frame.shape[0]), target)
-    scores = np.array(prior, dtype=np.float64) * config.aspect_weight
+    scores = np.zeros(4)
+    if config.aspect_weight:
+        prior = _aspect_prior(seen, (frame.shape[1], frame.shape[0]), target)
+        scores += np.array(prior, dtype=np.float64) * config.aspect_weight
     enough = int(valid.sum()) >= config.min_cells
     if enough:
         f = np.where(valid, redness, 0.0)
