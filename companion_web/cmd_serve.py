@@ -23,8 +23,9 @@ log = logging.getLogger(__name__)
 HELP = "watch the real board through a camera and show the game live on any tablet"
 SERVER_THREADS = 64
 """Waitress worker threads: each open page holds one for its event stream."""
-OUTBUF_LIMIT = 1 << 20
-"""Bytes buffered for one slow client before its stream waits (then its queue fills and it is dropped)."""
+OUTBUF_LIMIT = 256 << 10
+"""Bytes buffered for one slow client before its stream waits (then its queue fills and it is dropped).
+An update is a few kilobytes; 256 KiB holds dozens and keeps 20 open pages from costing 20 MiB."""
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
