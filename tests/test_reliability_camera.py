@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
+from waiting import wait_for as poll_until
 
 from companion_web.app import create_app
 from companion_web.hub import Hub
@@ -186,12 +187,8 @@ def stop_table(table: Table) -> None:
 
 
 def wait_for(predicate, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return False
+    """The shared poller with this module's longer default: whole games run behind it."""
+    return poll_until(predicate, timeout)
 
 
 def assert_whole_game(table: Table, moves: int) -> None:
