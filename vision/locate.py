@@ -87,8 +87,9 @@ class LocateConfig:
     min_cell_px: float = 4.0
     refine_ransac_cells: float = 0.05
     """RANSAC threshold of the refining homography, in cells (converted to pixels)."""
-    refine_ransac_iters: int = 500
-    """RANSAC iterations of the refining homography."""
+    refine_ransac_iters: int = 100
+    """RANSAC iterations of the refining homography (the rough grid already puts most samples on the
+    right line, so a few dozen draws find the consensus; 500 cost 15 % of the locate time)."""
     support_search_cells: float = 0.3
     inlier_cells: float = 0.04
     """A gap sample supports the final fit within this distance, in cells."""
