@@ -94,7 +94,7 @@ class TrackConfig:
     """... and commit (down to ``min_confidence_patient``) once the same for this long."""
     min_confidence_patient: float = 0.2
     first_board_stray_chips: int = 1
-    """A first board with this few chips is a new game's empty board misread in those cells."""
+    """A first board with this few chips (or only white ones) is a new game's empty board, misread."""
     empty_reference: bool = True
     """When the first board is empty, give it to the reader as the empty-board reference."""
     first_still_seconds: float = 0.4
@@ -367,7 +367,9 @@ class BoardTracker:
         labels = np.array(names, dtype=object)[counts.argmax(axis=0)]
         self._votes = {}
         chips = ~np.isin(labels, ("empty", "free"))
-        if 0 < chips.sum() <= cfg.first_board_stray_chips:
+        only_white = chips.any() and bool((labels[chips] == "flipped").all())
+        # White (locked) chips with no coloured chip at all is no game in progress: misreads.
+        if 0 < chips.sum() <= cfg.first_board_stray_chips or only_white:
             log.warning("first board: taking %d lone reading(s) %s as an empty new game",
                         int(chips.sum()), _cells_of(chips, labels))
             labels[chips] = "empty"
