@@ -12,11 +12,6 @@ import time
 import urllib.request
 from pathlib import Path
 
-import pytest
-
-pytest.importorskip("engine.game")
-pytest.importorskip("engine.store")
-
 
 def free_port() -> int:
     with socket.socket() as sock:

@@ -176,7 +176,6 @@ def test_bad_inputs_give_one_line_and_a_non_zero_exit(tmp_path: Path, fakes, cap
 @pytest.fixture(scope="module")
 def rendered_clip(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict]]:
     """A short simulated game (three moves, hands crossing the board) written as JPEG frames."""
-    pytest.importorskip("engine.game", reason="the engine's Game is not there yet")
     from vision.sim import GameSpec, simulate_game
     from vision.sim.clip import write_clip
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from fakecams import factory_of
 from waiting import wait_for
 
 from companion_web.pipeline import CameraStatus, Pipeline, PipelineConfig, render_overlay
@@ -117,15 +118,6 @@ class FakeCamera:
 
     def release(self) -> None:
         self.released = True
-
-
-def factory_of(*cameras: FakeCamera):
-    queue = list(cameras)
-
-    def factory(target: object) -> FakeCamera:
-        return queue.pop(0) if len(queue) > 1 else queue[0]
-
-    return factory
 
 
 def write_folder(folder: Path, boards: list[int | None]) -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
+from fakecams import factory_of
 from waiting import wait_for as poll_until
 
 from companion_web.app import create_app
@@ -107,15 +108,6 @@ class Capture:
 
     def release(self) -> None:
         self.released = True
-
-
-def factory_of(*captures: Capture):
-    queue = list(captures)
-
-    def factory(target: object) -> Capture:
-        return queue.pop(0) if len(queue) > 1 else queue[0]
-
-    return factory
 
 
 HOLD = 6

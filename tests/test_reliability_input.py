@@ -26,8 +26,7 @@ from webfakes import FakeCamera, FakeStore
 from companion_web.app import create_app
 from companion_web.cli import main
 from companion_web.hub import Hub
-
-Game = pytest.importorskip("engine.game").Game
+from engine.game import Game
 
 PIN = "9182"
 SIZE = (640, 480)
@@ -161,7 +160,6 @@ def assert_serve_refused(result: subprocess.CompletedProcess, what: str) -> None
 
 @pytest.mark.slow
 def test_serve_refuses_bad_profiles_in_one_line(files, tmp_path) -> None:
-    pytest.importorskip("engine.store")
     for bad in ("truncated.json", "foreign.json", "nested.json", "huge.json", "random.png", "a-folder"):
         result = serve("--data-dir", str(tmp_path / "data"), "--profile", str(files[bad]), "--source", "sim")
         assert_serve_refused(result, bad)
@@ -175,7 +173,6 @@ def database_files(data_dir: Path) -> list[Path]:
 
 @pytest.mark.slow
 def test_serve_refuses_a_corrupt_or_foreign_database_and_leaves_it_untouched(files, tmp_path) -> None:
-    pytest.importorskip("engine.store")
     import sqlite3
     import time
 

@@ -14,8 +14,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("engine.store")
-
 FULL = os.environ.get("SEQUENCE_RELIABILITY_FULL") == "1"
 
 

@@ -28,8 +28,6 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("engine.store")
-
 from engine.game import Game
 from engine.layout import SIZE, is_corner
 from engine.store import GameStore

@@ -19,8 +19,7 @@ from webfakes import FakeCamera, FakeStore
 from companion_web.app import create_app
 from companion_web.hub import Hub
 from companion_web.security import SECURITY_HEADERS, GuardConfig
-
-Game = pytest.importorskip("engine.game").Game
+from engine.game import Game
 
 PIN = "5173"
 MUTATING = {"POST", "PUT", "PATCH", "DELETE"}

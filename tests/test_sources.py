@@ -272,9 +272,6 @@ def test_reachable_url_is_read_live_through_the_factory() -> None:
 
 
 def test_auto_without_a_webcam_falls_back_to_the_simulated_table() -> None:
-    sim = pytest.importorskip("vision.sim")
-    if not hasattr(sim, "simulate_game"):
-        pytest.skip("the game simulator is not there yet")
     bench = CameraBench(FakeCamera([], opened=False))
     with open_source("auto", capture_factory=bench, sim=SimOptions(size=(320, 180), max_moves=4)) as source:
         assert "no webcam" in source.description
@@ -283,9 +280,6 @@ def test_auto_without_a_webcam_falls_back_to_the_simulated_table() -> None:
 
 
 def test_sim_read_frame_by_frame_gives_consecutive_frames() -> None:
-    sim = pytest.importorskip("vision.sim")
-    if not hasattr(sim, "simulate_game"):
-        pytest.skip("the game simulator is not there yet")
     options = SimOptions(seed=3, size=(320, 180), max_moves=2)
     with open_source("sim:5", realtime=False, sim=options, fps=10) as source:
         assert "seed 5" in source.description

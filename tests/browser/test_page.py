@@ -94,7 +94,6 @@ def test_an_engine_event_appears_on_two_open_pages(context, live) -> None:
 
 
 def test_a_completed_sequence_shows_the_banner_and_locked_cells(context, live) -> None:
-    pytest.importorskip("engine.game")
     page = open_page(context, live)
     row = [(5, c) for c in range(1, 6)]
     for r, c in row:
