@@ -64,9 +64,7 @@ def grab_frame(source: str) -> np.ndarray:
     from vision.sources import open_source
 
     with open_source(source) as camera:
-        frame = camera.latest(timeout=GRAB_TIMEOUT_S) if hasattr(camera, "latest") else None
-        if frame is None:
-            frame = camera.read(timeout=GRAB_TIMEOUT_S)
+        frame = camera.read(timeout=GRAB_TIMEOUT_S)  # a camera's newest frame, a video's first
         if frame is None:
             raise CliError(f"{source}: the camera gave no picture within {GRAB_TIMEOUT_S:.0f} s ({camera.state})")
         return frame.image
