@@ -34,6 +34,7 @@ MODES = ("corners", "reference", "nothing")
 EXTRA_MODES = ("corners+reference",)
 """Not in the issue: the reader with the true corners and the empty board (isolates the reader)."""
 DIFFICULTIES = ("easy", "normal", "hard")
+"""The targets' difficulties; ``--difficulty extreme`` runs the unreadable-optics level on its own."""
 EDITIONS = ("classic", "jumbo")
 
 
@@ -110,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--frames", type=int, default=300)
     parser.add_argument("--seed", type=int, default=1000)
     parser.add_argument("--modes", default=",".join(MODES), help=f"any of {', '.join(MODES + EXTRA_MODES)}")
-    parser.add_argument("--difficulty", choices=DIFFICULTIES, help="only this difficulty")
+    parser.add_argument("--difficulty", choices=(*DIFFICULTIES, "extreme"),
+                        help="only this difficulty (extreme: outside the targets, for information)")
     parser.add_argument("--edition", choices=EDITIONS, help="only this edition")
     parser.add_argument("--dump", type=Path, help="write crops of wrongly read cells here")
     args = parser.parse_args(argv)
