@@ -14,11 +14,10 @@ All 100 cells are read at once from the rectified grid (``vision.warp``): fixed 
    its *twin*, the other cell printed with the same card (a free reference on any board), and,
    with an empty-board reference, from the same cell empty, each after a per-cell one-pixel
    alignment.
-3. *Decision* (``CellReader.decide``): two logistic scores over those named cues, one for a chip
-   of a team colour and one for a white (flipped) chip, with weights held to their physical
-   signs (fitted by ``benchmarks/fit_cell_weights.py``); the label of a chip is its nearest
-   colour prototype; the confidence is the score's probability times the colour margin, lowered
-   where the camera clipped.
+3. *Decision* (``CellReader.decide``): a small network over those named cues
+   (``vision.cell_model``, fitted by ``benchmarks/fit_cell_model.py``) says whether a chip is
+   there; the label of a chip is its nearest colour prototype; the confidence is the network's
+   probability times the colour margin, lowered where the camera clipped.
 
 ``CellReader`` prepares the index sets once; ``read`` is the per-frame hot path, and
 ``CellReading.features`` exposes every per-cell cue (``(10, 10)``) for the live tracker.
@@ -33,7 +32,8 @@ import cv2
 import numpy as np
 
 from engine.layout import CARD_CELLS, CORNERS, LAYOUT, SIZE
-from vision.colour import ColourModel, balanced_lab
+from vision.cell_model import ChipNet, load_chip_nets
+from vision.colour import DEFAULT_PROTOTYPES, ColourModel, balanced_lab
 from vision.warp import GridGeometry, WarpConfig, grid_geometry, warp_grid
 
 N_CELLS = SIZE * SIZE
@@ -110,31 +110,11 @@ class ReaderConfig:
     """Smaller ΔE counted as a slight change (white plastic on white card)."""
     ref_delta: float = 14.0
     """ΔE between a pixel and the same place on the empty board that counts as changed."""
-    # Decision: two logistic scores over named cues (see ``decision_inputs``), fitted on rendered
-    # frames and rounded; positive means "a chip is there". ``colour`` decides chips of a team
-    # colour, ``white`` a flipped (white) chip; ``*_ref`` apply when an empty-board reference is set.
-    colour_weights: tuple[tuple[str, float], ...] = (
-        ("spread", -0.05969), ("ring", 0.05025), ("d_colour", -1.424), ("court_spread", -0.2017),
-        ("chroma", 0.08547), ("rim", 0.001076), ("bias", 0.7986),
-    )
-    colour_weights_ref: tuple[tuple[str, float], ...] = (
-        ("spread", -0.03464), ("ring", 0.02143), ("d_colour", -0.5896), ("court_spread", -0.06566),
-        ("chroma", 0.03783), ("rim", 0.003862), ("ref_change", 2.968), ("ref_median", 0.08294),
-        ("ref_change_low", 2.282), ("bias", -4.571),
-    )
-    white_weights: tuple[tuple[str, float], ...] = (
-        ("l_offset", 0), ("ring", 0.1769), ("rim", 0.8528), ("spread", 0), ("d_flipped", 0),
-        ("chroma", 0), ("twin_cover", 1.196), ("texture", -0.6934), ("bias", -1.783),
-    )
-    white_weights_ref: tuple[tuple[str, float], ...] = (
-        ("l_offset", 0), ("ring", 0.007232), ("rim", 0.5255), ("spread", -0.0981),
-        ("d_flipped", -0.4988), ("chroma", -0.08903), ("twin_cover", 0), ("texture", -0.3539),
-        ("ref_change", 3.246), ("ref_median", 0.1007), ("ref_change_low", 5.955), ("bias", -2.769),
-    )
     input_caps: tuple[tuple[str, float, float], ...] = (
         ("spread", 0.0, 40.0), ("ring", 0.0, 60.0), ("ring_median", 0.0, 60.0),
         ("d_colour", 0.0, 5.0), ("d_flipped", 0.0, 5.0), ("court_spread", 0.0, 40.0),
         ("l_deficit", -40.0, 40.0), ("l_offset", 0.0, 40.0), ("chroma", 0.0, 60.0), ("ref_median", 0.0, 40.0),
+        ("twin_texture_gap", -20.0, 20.0), ("texture", 0.0, 40.0),
     )
     """Each cue is clipped to a range, so one absurd value cannot outvote the others."""
     colour_margin_gain: float = 2.0
@@ -248,6 +228,10 @@ class CellReader:
         self.config = config
         self.geometry = grid_geometry(edition, config.warp)
         self.colour_model = colour_model or ColourModel.default(edition)
+        # How white a disc is counts even where no white chip can be (it is then the card).
+        self._white_model = ColourModel(
+            {"flipped": self.colour_model.prototypes.get("flipped", DEFAULT_PROTOTYPES["flipped"])}
+        )
         (self._core, self._outer, self._cover, self._ring_in, self._ring_mid, self._ring_out, self._rim,
          self._cos, self._sin) = _sample_plan(self.geometry, config)
         row = self.geometry.size[0]
@@ -333,6 +317,7 @@ class CellReader:
         rim_median = parted[:, :, k2].max(axis=1)
         dist = self.colour_model.distances(med)  # (100, P)
         feats = {
+            "white_dist": self._white_model.distances(med)[:, 0],
             "core_lab": med,
             "spread": spread,
             "texture": texture,
@@ -409,7 +394,9 @@ class CellReader:
             "rim": feats["rim"],
             "rim_median": feats["rim_median"],
             "d_colour": dist[:, colour_idx].min(axis=1) if colour_idx else big,
-            "d_flipped": dist[:, labels.index("flipped")] if "flipped" in labels else big,
+            "d_flipped": feats["white_dist"],
+            "white_possible": np.full(N_CELLS, float("flipped" in labels), np.float32),
+            "court": COURT_MASK.ravel().astype(np.float32),
             "court_spread": COURT_MASK.ravel() * feats["spread"],
             "l_deficit": 100.0 - feats["core_lab"][:, 0],
             "l_offset": np.abs(100.0 - feats["core_lab"][:, 0]),
@@ -421,6 +408,7 @@ class CellReader:
             # my disc differs from my twin's and is plainer than it: something covers my print
             "twin_cover": feats["twin_change_low"]
             * np.clip((feats["texture"][TWIN] - feats["texture"]) / cfg.texture_scale, 0.0, 1.0),
+            "twin_texture_gap": feats["texture"][TWIN] - feats["texture"],
         }
         if "ref_change" in feats:
             inputs["ref_change"] = feats["ref_change"]
@@ -431,49 +419,38 @@ class CellReader:
                 inputs[name] = np.clip(inputs[name], lo, hi)
         return inputs
 
-    @staticmethod
-    def _score(inputs: dict[str, np.ndarray], weights: tuple[tuple[str, float], ...]) -> np.ndarray:
-        z = np.zeros(N_CELLS, np.float32)
-        for name, w in weights:
-            z += w if name == "bias" else w * inputs[name]
-        return z
+    @property
+    def chip_net(self) -> ChipNet:
+        """The decision network in use: with the empty-board comparison when a reference is set."""
+        return load_chip_nets()["reference" if self._ref_lab is not None else "plain"]
 
     def decide(self, feats: dict[str, np.ndarray]) -> tuple[list[list[str]], np.ndarray, np.ndarray]:
-        """Labels ``(10, 10)``, confidence ``(10, 10)`` and chip logit ``(100,)`` from features."""
+        """Labels ``(10, 10)``, confidence ``(10, 10)`` and chip logit ``(100,)`` from features.
+
+        A chip is there when the network says so; its label is the nearest colour prototype
+        (white included, so a white chip found by the reference comparison is still "flipped").
+        """
         cfg = self.config
-        labels = self.colour_model.labels
         inputs = self.decision_inputs(feats)
-        ref = "ref_change" in inputs
-        z_colour = self._score(inputs, cfg.colour_weights_ref if ref else cfg.colour_weights)
-        has_white = "flipped" in labels
-        white_weights = cfg.white_weights_ref if ref else cfg.white_weights
-        z_white = self._score(inputs, white_weights) if has_white else None
+        logit = self.chip_net.logit(inputs)
+        p_chip = _sigmoid(logit)
         dist = feats["proto_dist"]
-        names = np.array(labels, dtype=object)
+        names = np.array(self.colour_model.labels, dtype=object)
         order = np.argsort(dist, axis=1)
         best = order[:, 0]
         rows = np.arange(N_CELLS)
         if dist.shape[1] > 1:
-            margin = dist[rows, order[:, 1]] - dist[rows, best]
-            colour_conf = _sigmoid(cfg.colour_margin_gain * margin)
+            colour_conf = _sigmoid(cfg.colour_margin_gain * (dist[rows, order[:, 1]] - dist[rows, best]))
         else:
             colour_conf = np.ones(N_CELLS, np.float32)
-        p_colour = _sigmoid(z_colour)
-        p_white = _sigmoid(z_white) if z_white is not None else np.zeros(N_CELLS, np.float32)
-        # A chip is there if either score says so; its colour is the nearest prototype (white
-        # included), so a white chip found by the reference comparison is still "flipped".
-        z_chip = np.maximum(z_colour, z_white) if z_white is not None else z_colour
-        p_chip = np.maximum(p_colour, p_white)
-        chip = z_chip > 0
-        out = np.where(chip, names[best], "empty")
-        conf = np.where(chip, p_chip * colour_conf, (1 - p_colour) * (1 - p_white))
+        chip = logit > 0
+        out = np.where(chip, names[best], "empty").reshape(SIZE, SIZE)
+        conf = np.where(chip, p_chip * colour_conf, 1.0 - p_chip)
         conf = conf * (1.0 - cfg.saturated_doubt * inputs["saturated"])
-        logit = z_chip
-        out = out.reshape(SIZE, SIZE)
         out[CORNER_MASK] = "free"
         conf = conf.reshape(SIZE, SIZE).astype(np.float32)
         conf[CORNER_MASK] = 1.0
-        return out.tolist(), conf, logit.astype(np.float32)
+        return out.tolist(), conf, logit
 
     def read(self, frame: np.ndarray, corners: np.ndarray) -> CellReading:
         """Read all cells of ``frame`` (``(H, W, 3)`` uint8 BGR) with canonical ``corners`` ``(4, 2)``."""
