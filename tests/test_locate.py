@@ -81,7 +81,7 @@ def test_unknown_edition_is_a_value_error(scenes):
 def test_config_is_explicit_and_frozen():
     cfg = LocateConfig()
     with pytest.raises(AttributeError):
-        cfg.min_ink = 0.0  # type: ignore[misc]
+        cfg.min_z = 0.0  # type: ignore[misc]
 
 
 def test_print_density_outlines_a_small_board_on_a_pale_table():

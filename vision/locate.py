@@ -38,7 +38,7 @@ from vision.geometry import (
     metric_aspect,
     order_as_seen,
 )
-from vision.orient import OrientConfig, cell_redness, orient_grid
+from vision.orient import OrientConfig, cell_redness, orient_grid, pattern_z
 
 log = logging.getLogger(__name__)
 
@@ -137,6 +137,8 @@ class LocateConfig:
         )
     )
     """The same for ranking rough candidates: a wider ring that forgives misregistration."""
+    rank_reach: int = 2
+    """Whole-cell placements tried each way when ranking rough candidates (they may be cells off)."""
     refine_top: int = 3
     white_blur_px: float = 0.7
     align_steps_cells: tuple[float, ...] = (0.2, 0.1, 0.05, 0.025)
@@ -147,24 +149,33 @@ class LocateConfig:
     """Card borders are sampled this far either side of each inner cell boundary."""
     align_blur: float = 0.5
     """The image is blurred by this many step sizes for each step (smooth basin first)."""
-    min_ink: float = 0.45
+    shift_reach: int = 3
+    """Whole-cell placements tried each way around a registered lattice (see ``ink_match``)."""
+    min_z: float = 5.5
+    """Pattern z-score from which a placement is the board (print unrelated to the layout stays
+    below about 4.5 over all the placements and turns tried)."""
+    min_z_margin: float = 1.0
+    """The best placement must beat every other (a cell off, or turned) by this much z."""
+    polish_below: float = 2.0
+    """Placements within this much z of acceptance are registered again from where they landed."""
+    full_z: float = 7.0
+    """A z-score this high ends the search early and counts as full confidence."""
     min_ink_cells: int = 50
     """Cells of the final grid that must show red or black print for the match to count."""
     max_refine_move_cells: float = 0.6
     gap_accept: float = 0.6
     """Gap-lattice support from which the gap fit is trusted for the final corners."""
+    gap_z_slack: float = 0.5
+    """The gap fit is kept unless a rougher registration shows the layout this much more strongly."""
     refine_tolerance: float = 0.05
     """Keep an edge refinement unless it lowers the ink match by more than this."""
     lattice_keep: int = 1
-    shift_ink_margin: float = 0.05
     max_side_ratio: float = 3.0
     """Perspective never makes one side of the grid this many times its opposite."""
     max_outside: float = 0.05
     """Corners may lie this fraction of the frame size outside it (a board at the very edge)."""
     max_aspect: float = 1.6
     """Largest width/height (either way) of the measured grid; the Jumbo mat is 1.19."""
-    """A whole-cell shift must improve the ink match by this much to be taken."""
-    """A candidate whose ink pattern correlates less than this with the layout is not the board."""
     min_score: float = 0.3
     seed: int = 0
 
@@ -194,71 +205,164 @@ def locate_grid(
     candidates = []
     for quad in quads:
         candidates += [quad, *lattice_hypotheses(raw_white, sat, quad, config)]
-    candidates = [c for c in candidates if _plausible(c, (w, h), config)]
+    candidates = [c for c in candidates if _plausible(c, (w, h), config, aspect=False)]
     if frame.ndim == 2:
         if config.use_segments:
             candidates += [c for c in lattice_candidates(gray, config) if _plausible(c, (w, h), config)]
         if not candidates:
             return GridFit.failed("no board: nothing in the frame looks like a grid of cards")
         return _best_by_lattice(gray, candidates, edition, config)
-    best, best_score = _best_registered(frame, gray, white, candidates, config)
-    if config.use_segments:
+    if not candidates and not config.use_segments:
+        return GridFit.failed("no board: nothing in the frame looks like a grid of cards")
+    best = _search(frame, gray, white, candidates, config)
+    if not _accepted(best, config) and config.use_segments:
         # The card-gap lattice (line segments) is registered on its own: ranked among the many
         # outline guesses by the rough ink look, it would rarely make the short list.
-        more = [c for c in lattice_candidates(gray, config) if _plausible(c, (w, h), config)]
+        more = [c for c in lattice_candidates(gray, config) if _plausible(c, (w, h), config, aspect=False)]
         candidates += more
-        alt, alt_score = _best_registered(frame, gray, white, more, config)
-        if alt_score > best_score:
-            best, best_score = alt, alt_score
+        alt = _search(frame, gray, white, more, config)
+        if alt is not None and (best is None or alt.z > best.z):
+            best = alt
     if not candidates:
         return GridFit.failed("no board: nothing in the frame looks like a grid of cards")
-    if best is not None:
-        shifted, s_score = _best_shift(frame, best, best_score, config)
-        if shifted is not best:
-            best, best_score = _register(frame, gray, white, shifted, s_score, config)
-        if not _plausible(best, (w, h), config):
-            best, best_score = None, -1.0
-    if best is None or best_score < config.min_ink:
+    if best is None or not _accepted(best, config):
+        z = -1.0 if best is None else best.z
         return GridFit.failed(
             f"no board: no candidate grid shows the printed red/black card pattern "
-            f"(best match {best_score:.2f} < {config.min_ink:.2f})",
-            score=best_score,
+            f"(best z {z:.1f} < {config.min_z:.1f}, or not {config.min_z_margin:.1f} above the next placement)",
+            score=z,
         )
-    visible = int(np.isfinite(cell_redness(frame, np.asarray(best, np.float32), config.ink)).sum())
-    if visible < config.min_ink_cells:
+    best = _finish(frame, gray, best, config)
+    if not _plausible(best.corners, (w, h), config):
+        return GridFit.failed("no board: the best grid is not a plausible view of the board", score=best.z)
+    if best.cells < config.min_ink_cells:
         # A grid whose cells mostly show no ink at all lies off the cards (or the print is
         # washed out): the pattern match rests on too few cells to be trusted.
         return GridFit.failed(
-            f"no board: only {visible} cells of the best grid show card print (need {config.min_ink_cells})",
-            score=best_score,
+            f"no board: only {best.cells} cells of the best grid show card print (need {config.min_ink_cells})",
+            score=best.z,
         )
-    corners = order_as_seen(best)
+    corners = order_as_seen(best.corners)
     aspect = None
     if edition is None:
         edition, aspect = guess_edition(corners, (w, h))
-    score = float(np.clip((best_score - config.min_ink) / (1.0 - config.min_ink) * 0.5 + 0.5, 0.0, 1.0))
-    return GridFit(corners, score, edition, details={"ink": best_score, "aspect": aspect})
+    score = float(np.clip((best.z - config.min_z) / (config.full_z - config.min_z) * 0.5 + 0.5, 0.0, 1.0))
+    return GridFit(corners, score, edition, details={"z": best.z, "z_next": best.runner_up, "aspect": aspect})
 
 
-def _best_registered(frame, gray, white, candidates: list, config: LocateConfig) -> tuple[np.ndarray | None, float]:
-    """The best candidate after registration on the lattice, and its ink score (-1 for none).
+@dataclass(frozen=True)
+class InkMatch:
+    """A grid placement and how strongly its cells show the layout's red/black print.
+
+    ``z`` is the pattern z-score of the best placement (see ``vision.orient.pattern_z``),
+    ``runner_up`` the best z of any other whole-cell placement or quarter turn, ``cells`` how
+    many cells of the placement show ink.
+    """
+
+    corners: np.ndarray
+    z: float
+    runner_up: float
+    cells: int
+
+
+def ink_match(
+    frame: np.ndarray,
+    corners: np.ndarray,
+    config: LocateConfig,
+    reach: int | None = None,
+    ink: OrientConfig | None = None,
+) -> InkMatch:
+    """The whole-cell placement of a registered lattice that best shows the printed layout.
+
+    A registration lands on the card gaps but may be whole cells off (a margin or a row of
+    cards taken for the edge): the ink of a wider lattice (``reach`` cells more each side) is
+    read once and every 10x10 window of it scored against the layout.
+    """
+    r = config.shift_reach if reach is None else reach
+    ink = config.ink if ink is None else ink
+    h = grid_homography(np.asarray(corners, np.float32))
+    ext = apply_homography(h, np.array([[-r, -r], [SIZE + r, -r], [SIZE + r, SIZE + r], [-r, SIZE + r]], float))
+    try:
+        redness = cell_redness(frame, ext.astype(np.float32), ink, cells=SIZE + 2 * r, white_border=r)
+    except (ValueError, cv2.error):
+        return InkMatch(np.asarray(corners, np.float32), -1.0, -1.0, 0)
+    z = pattern_z(redness, ink.highpass_cells, ink.min_cells)
+    flat = np.argsort(-z, axis=None)
+    dv, du, _ = np.unravel_index(flat[0], z.shape)
+    others = z.copy()
+    others[dv, du] = -np.inf  # the other turns of the same placement are its runner-up too
+    runner = max(float(others.max()), float(np.sort(z[dv, du])[-2]))
+    shift = np.array([[1, 0, du - r], [0, 1, dv - r], [0, 0, 1.0]])
+    placed = apply_homography(h @ shift, GRID_CORNERS_UV).astype(np.float32)
+    window = redness[dv : dv + SIZE, du : du + SIZE]
+    return InkMatch(placed, float(z[dv, du].max()), runner, int(np.isfinite(window).sum()))
+
+
+def _polish(frame, gray, white, match: InkMatch, config: LocateConfig) -> InkMatch:
+    """Register a placed grid once more from where the ink put it; keep it if the ink agrees.
+
+    The first registration may have fitted the lattice over the wrong cells (a margin, a row
+    of cards) and so bent it; placed on the right cells, the lattice search starts close.
+    """
+    again = _register(frame, gray, white, match.corners, config)
+    return again if again.z > match.z else match
+
+
+def _finish(frame, gray, match: InkMatch, config: LocateConfig) -> InkMatch:
+    """Fit the card gaps once more around the accepted placement, for sub-pixel corners.
+
+    A placement moved by whole cells extrapolates the lattice it was registered with; the
+    gaps measured around it give the corners directly, kept while the ink still agrees.
+    """
+    gaps = _gap_fit(gray, match.corners, config)
+    if gaps is None:
+        return match
+    again = ink_match(frame, gaps, config, reach=1)
+    if _accepted(again, config) and again.z >= match.z - config.gap_z_slack and _moved_cells(
+        again.corners, match.corners
+    ) <= config.max_refine_move_cells:
+        return again
+    return match
+
+
+def _accepted(match: InkMatch | None, config: LocateConfig) -> bool:
+    """Is this placement the board: the layout clearly there, and clearly here rather than a cell off?"""
+    return match is not None and match.z >= config.min_z and match.z - match.runner_up >= config.min_z_margin
+
+
+def _search(frame, gray, white, candidates: list, config: LocateConfig) -> InkMatch | None:
+    """Register the most promising candidates, best first, until one shows the layout strongly.
 
     Rough candidates are ranked with a wider, blurrier look at the ink, which forgives a
-    misregistration of a fraction of a cell; the leaders are registered and re-scored.
+    misregistration of a fraction of a cell; the leaders are registered, placed by the ink
+    pattern (whole-cell shifts) and scored.
     """
+    if not candidates:
+        return None
     scored = sorted(
-        ((ink_score(frame, c, config, coarse=True), i) for i, c in enumerate(candidates)), reverse=True
+        ((ink_match(frame, c, config, config.rank_reach, config.ink_coarse).z, i) for i, c in enumerate(candidates)),
+        reverse=True,
     )
-    best_score, best = -1.0, None
-    for score, i in scored[: config.refine_top]:
-        corners, score = _register(frame, gray, white, candidates[i], score, config)
-        if score > best_score:
-            best_score, best = score, corners
-    return best, best_score
+    best = None
+    size = (frame.shape[1], frame.shape[0])
+    for _, i in scored[: config.refine_top]:
+        match = _register(frame, gray, white, candidates[i], config)
+        if not _plausible(match.corners, size, config, aspect=False):
+            continue
+        if not _accepted(match, config) and match.z >= config.min_z - config.polish_below:
+            match = _polish(frame, gray, white, match, config)
+        if best is None or match.z > best.z:
+            best = match
+        if best.z >= config.full_z and _accepted(best, config):
+            break
+    return best
 
 
-def _plausible(corners: np.ndarray, size: tuple[int, int], config: LocateConfig) -> bool:
-    """Could these corners be a photographed 10x10 grid? (convex, big enough, in view, not a sliver)"""
+def _plausible(corners: np.ndarray, size: tuple[int, int], config: LocateConfig, *, aspect: bool = True) -> bool:
+    """Could these corners be a photographed 10x10 grid? (convex, big enough, in view, not a sliver)
+
+    The metric aspect (the slowest test) is left out with ``aspect=False``, for rough guesses.
+    """
     c = np.asarray(corners, dtype=np.float64)
     if c.shape != (4, 2) or not np.isfinite(c).all():
         return False
@@ -274,28 +378,36 @@ def _plausible(corners: np.ndarray, size: tuple[int, int], config: LocateConfig)
     slack = config.max_outside * np.array(size, dtype=np.float64)
     if np.any(c < -slack) or np.any(c > np.array(size) + slack):
         return False
+    if not aspect:
+        return True
     aspect = metric_aspect(order_as_seen(c), size)
     return max(aspect, 1.0 / max(aspect, 1e-9)) <= config.max_aspect
 
 
-def _register(frame, gray, white, corners, score: float, config: LocateConfig) -> tuple[np.ndarray, float]:
-    """Bring rough corners onto the printed lattice; returns corners and their ink score.
+def _register(frame, gray, white, corners, config: LocateConfig) -> InkMatch:
+    """Bring rough corners onto the printed lattice and place it by the ink; the best of the tries.
 
     The card gaps give sub-pixel lines when the camera resolves them (checked by how many gap
     samples agree); otherwise the local lattice search (card borders versus cell middles)
-    brings the grid within a fraction of a cell, and the gaps are tried again from there.
+    brings the grid within a fraction of a cell, and the gaps are tried again from there. The
+    lattice search can also drift off a blurred board, so every stage's result is placed by
+    the ink (``ink_match``) and the one that shows the layout best is kept.
     """
+    tries = [np.asarray(corners, np.float32)]
     gaps = _gap_fit(gray, corners, config)
     if gaps is not None:
-        return gaps, ink_score(frame, gaps, config)
-    aligned, _ = align_lattice(white, corners, config)
-    gaps = _gap_fit(gray, aligned, config)
-    if gaps is not None:
-        return gaps, ink_score(frame, gaps, config)
-    a_score = ink_score(frame, aligned, config)
-    if a_score >= score - config.refine_tolerance:
-        return aligned, a_score
-    return corners, score
+        tries.append(gaps)
+    else:
+        aligned, _ = align_lattice(white, corners, config)
+        tries.append(aligned)
+        gaps = _gap_fit(gray, aligned, config)
+        if gaps is not None:
+            tries.append(gaps)
+    matches = [ink_match(frame, t, config) for t in tries]
+    best = max(matches, key=lambda m: m.z)
+    if gaps is not None and matches[-1].z >= best.z - config.gap_z_slack:
+        return matches[-1]  # the gap lattice is the sub-pixel one
+    return best
 
 
 def _gap_fit(gray: np.ndarray, corners: np.ndarray, config: LocateConfig) -> np.ndarray | None:
@@ -308,25 +420,6 @@ def _gap_fit(gray: np.ndarray, corners: np.ndarray, config: LocateConfig) -> np.
     if _moved_cells(refined, corners) > config.max_refine_move_cells:
         return None
     return refined
-
-
-def _best_shift(frame, corners, score, config: LocateConfig) -> tuple[np.ndarray, float]:
-    """Try the lattice one whole cell off in each direction; keep whichever prints best.
-
-    Neighbouring cells look alike to every local measure, so a registration can land a full
-    cell away (a margin taken for a row of cards); the ink pattern tells them apart.
-    """
-    h = grid_homography(np.asarray(corners, np.float32))
-    best, best_score = corners, score
-    for du in (-1, 0, 1):
-        for dv in (-1, 0, 1):
-            if du == 0 and dv == 0:
-                continue
-            shifted = apply_homography(h @ np.array([[1, 0, du], [0, 1, dv], [0, 0, 1.0]]), GRID_CORNERS_UV)
-            s = ink_score(frame, shifted, config)
-            if s > best_score + config.shift_ink_margin:
-                best, best_score = shifted, s
-    return best, best_score
 
 
 def lattice_candidates(gray: np.ndarray, config: LocateConfig) -> list[np.ndarray]:

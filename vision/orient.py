@@ -114,20 +114,31 @@ def orient_grid(
     return Orientation(roll_corners(seen, best), best, confidence, tuple(float(s) for s in scores))
 
 
-def cell_redness(frame: np.ndarray, corners: np.ndarray, config: OrientConfig = OrientConfig()) -> np.ndarray:
-    """Red-versus-black ink of each cell, ``(10, 10)`` float (NaN where too little ink shows).
+def cell_redness(
+    frame: np.ndarray,
+    corners: np.ndarray,
+    config: OrientConfig = OrientConfig(),
+    *,
+    cells: int = SIZE,
+    white_border: int = 0,
+) -> np.ndarray:
+    """Red-versus-black ink of each cell, ``(cells, cells)`` float (NaN where too little ink shows).
 
-    Cells are indexed as seen (row 0 along the first two ``corners``). The frame is
+    Cells are indexed as seen (row 0 along the first two ``corners``); ``corners`` bound a
+    ``cells`` x ``cells`` lattice (the 10x10 grid, or a wider search area around it; then
+    ``white_border`` cells along each side are left out of the white balance, which is the
+    board's). The frame is
     white-balanced on the brightest board pixels, then each cell's corner regions are
     weighted by how dark each pixel is and scored by ``R - max(G, B)`` relative to the
     pixel's darkness: red ink is near +1, black ink near 0.
     """
     n = config.cell_px
-    side = SIZE * n
+    side = cells * n
     dst = np.array([[0, 0], [side, 0], [side, side], [0, side]], dtype=np.float32)
     h = cv2.getPerspectiveTransform(np.asarray(corners, dtype=np.float32), dst)
     grid = cv2.warpPerspective(frame, h, (side, side), flags=cv2.INTER_AREA).astype(np.float32)
-    white = np.percentile(grid[::2, ::2].reshape(-1, 3), config.white_percentile, axis=0)
+    inner = grid[white_border * n : side - white_border * n : 2, white_border * n : side - white_border * n : 2]
+    white = np.percentile(inner.reshape(-1, 3), config.white_percentile, axis=0)
     grid /= np.maximum(white, 1.0)
     np.clip(grid, 0.0, 1.0, out=grid)
     b, g, r = grid[..., 0], grid[..., 1], grid[..., 2]
@@ -137,13 +148,51 @@ def cell_redness(frame: np.ndarray, corners: np.ndarray, config: OrientConfig = 
     other = (np.maximum(g, b) - r > config.other_margin) | (np.minimum(r, g) - b > config.yellow_margin)
     weight[other] = 0.0
     red = (r - np.maximum(g, b)) / np.maximum(1.0 - darkest, 0.05)
-    weight *= _ring_mask(n, config)
-    cells_w = weight.reshape(SIZE, n, SIZE, n).sum(axis=(1, 3))
-    cells_r = (weight * red).reshape(SIZE, n, SIZE, n).sum(axis=(1, 3))
-    out = np.full((SIZE, SIZE), np.nan)
+    weight *= _ring_mask(n, config, cells)
+    cells_w = weight.reshape(cells, n, cells, n).sum(axis=(1, 3))
+    cells_r = (weight * red).reshape(cells, n, cells, n).sum(axis=(1, 3))
+    out = np.full((cells, cells), np.nan)
     ok = cells_w >= config.min_ink_weight
     out[ok] = cells_r[ok] / cells_w[ok]
     return out
+
+
+def pattern_z(redness: np.ndarray, highpass_cells: int = 5, min_cells: int = 20) -> np.ndarray:
+    """How strongly each 10x10 window of a wider cell lattice shows the layout, as z-scores.
+
+    ``redness`` is ``(S, S)`` (see ``cell_redness``, NaN where no ink shows). For every window
+    offset ``(dv, du)`` and quarter turn ``k`` (as in ``orient_grid``), the Pearson correlation
+    ``r`` of the window's (high-passed) redness with the layout's red/black pattern over its
+    ``n`` inked cells, times ``sqrt(n)``: about N(0, 1) for print unrelated to the layout, so
+    it answers "is this the board" at a known false-alarm rate. Returns ``(S-9, S-9, 4)``.
+    """
+    valid = np.isfinite(redness)
+    f = np.where(valid, redness, 0.0)
+    if highpass_cells:
+        f = np.where(valid, f - _local_mean(f, valid, highpass_cells), 0.0)
+    windows = np.lib.stride_tricks.sliding_window_view(f, (SIZE, SIZE))
+    inked = np.lib.stride_tricks.sliding_window_view(valid, (SIZE, SIZE))
+    out = np.zeros((*windows.shape[:2], 4))
+    for k, (pattern, printed) in enumerate(_turned_patterns(highpass_cells)):
+        m = inked & printed
+        n = m.sum(axis=(2, 3))
+        mean = (windows * m).sum(axis=(2, 3)) / np.maximum(n, 1)
+        centred = (windows - mean[..., None, None]) * m
+        cov = (centred * pattern).sum(axis=(2, 3))
+        norm = np.sqrt((centred**2).sum(axis=(2, 3)) * ((pattern**2) * m).sum(axis=(2, 3)))
+        r = cov / np.maximum(norm, 1e-12)
+        out[..., k] = np.where(n >= min_cells, r * np.sqrt(n), 0.0)
+    return out
+
+
+def _turned_patterns(highpass_cells: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The layout's ink pattern as seen under each quarter turn ``k`` (``orient_grid``'s), and its mask."""
+    printed = _INK_SIGN != 0
+    pattern = _INK_SIGN
+    if highpass_cells:
+        pattern = np.where(printed, _INK_SIGN - _local_mean(_INK_SIGN, printed, highpass_cells), 0.0)
+    # orient_grid compares rot90(seen, k) with the layout, i.e. seen with rot90(layout, -k).
+    return [(np.rot90(pattern, -k), np.rot90(printed, -k)) for k in range(4)]
 
 
 def _local_mean(values: np.ndarray, valid: np.ndarray, size: int) -> np.ndarray:
@@ -154,12 +203,12 @@ def _local_mean(values: np.ndarray, valid: np.ndarray, size: int) -> np.ndarray:
     return num / np.maximum(den, 1e-9)
 
 
-def _ring_mask(n: int, config: OrientConfig) -> np.ndarray:
-    """``(10n, 10n)`` float mask of each cell's corner regions (outside the chip, inside the gap)."""
+def _ring_mask(n: int, config: OrientConfig, cells: int = SIZE) -> np.ndarray:
+    """``(cells * n, cells * n)`` float mask of each cell's corner regions (outside the chip, inside the gap)."""
     c = (np.arange(n) + 0.5) / n - 0.5
     dx, dy = np.meshgrid(c, c)
     cell = (np.hypot(dx, dy) >= config.ring_inner) & (np.maximum(np.abs(dx), np.abs(dy)) <= config.ring_outer)
-    return np.tile(cell.astype(np.float32), (SIZE, SIZE))
+    return np.tile(cell.astype(np.float32), (cells, cells))
 
 
 def _aspect_prior(seen: np.ndarray, image_size: tuple[int, int], target: float) -> list[float]:
