@@ -38,7 +38,7 @@ from vision.geometry import (
     metric_aspect,
     order_as_seen,
 )
-from vision.orient import OrientConfig, cell_redness, orient_grid, pattern_z
+from vision.orient import OrientConfig, cell_redness, orient_grid, pattern_z, pattern_z_parts
 
 log = logging.getLogger(__name__)
 
@@ -68,14 +68,14 @@ class LocateConfig:
     segment_cap: float = 3.0
     """One segment votes at most this many times the median segment length."""
     """A comb tooth counts at most this many times a typical line's support."""
-    refine_iterations: int = 3
+    refine_iterations: int = 2
     refine_search_cells: float = 0.3
     """Half-width of the search across each grid line, in cells (first round; halves each round)."""
     refine_min_search_cells: float = 0.12
     profile_step_cells: float = 0.015
     along_cells: float = 0.3
     """Each line sample averages the profile over this many cells either side along the line."""
-    along_samples: int = 7
+    along_samples: int = 4
     band_inner_cells: float = 0.08
     band_outer_cells: float = 0.3
     gap_side_cells: float = 0.05
@@ -133,18 +133,22 @@ class LocateConfig:
     """How the printed ink is read when scoring a candidate grid (see ``vision.orient``)."""
     ink_coarse: OrientConfig = field(
         default_factory=lambda: OrientConfig(
-            cell_px=12, aspect_weight=0.0, min_cells=20, highpass_cells=5, ring_inner=0.3, ring_outer=0.48
+            cell_px=8, aspect_weight=0.0, min_cells=20, highpass_cells=5
         )
     )
-    """The same for ranking rough candidates: a wider ring that forgives misregistration."""
+    """The same, at a low resolution, for the quick placement of rough candidates."""
+    vote_cells: float = 0.5
+    """Quick placements whose corners agree within this many cells vote together."""
     rank_reach: int = 2
     """Whole-cell placements tried each way when ranking rough candidates (they may be cells off)."""
     refine_top: int = 3
     white_blur_px: float = 0.7
-    align_steps_cells: tuple[float, ...] = (0.2, 0.1, 0.05, 0.025)
+    align_steps_cells: tuple[float, ...] = (0.2, 0.1, 0.05)
     """Step sizes (in cells) of the local lattice search, coarse to fine."""
-    align_rounds: int = 8
-    align_samples: int = 24
+    use_align: bool = True
+    """Try the local lattice search when the card gaps do not register the grid."""
+    align_rounds: int = 5
+    align_samples: int = 16
     align_band_cells: tuple[float, ...] = (-0.1, 0.1)
     """Card borders are sampled this far either side of each inner cell boundary."""
     align_blur: float = 0.5
@@ -159,7 +163,7 @@ class LocateConfig:
     polish_below: float = 2.0
     """Placements within this much z of acceptance are registered again from where they landed."""
     full_z: float = 7.0
-    """A z-score this high ends the search early and counts as full confidence."""
+    """A z-score this high ends the search of a stage early and counts as full confidence."""
     min_ink_cells: int = 50
     """Cells of the final grid that must show red or black print for the match to count."""
     max_refine_move_cells: float = 0.6
@@ -202,27 +206,32 @@ def locate_grid(
     quads = blob_quads(raw_white, config)
     if config.use_texture:
         quads = texture_quads(raw_white, config, quads)
-    candidates = []
-    for quad in quads:
-        candidates += [quad, *lattice_hypotheses(raw_white, sat, quad, config)]
-    candidates = [c for c in candidates if _plausible(c, (w, h), config, aspect=False)]
     if frame.ndim == 2:
+        candidates = [c for q in quads for c in (q, *lattice_hypotheses(raw_white, sat, q, config))]
+        candidates = [c for c in candidates if _plausible(c, (w, h), config, aspect=False)]
         if config.use_segments:
             candidates += [c for c in lattice_candidates(gray, config) if _plausible(c, (w, h), config)]
         if not candidates:
             return GridFit.failed("no board: nothing in the frame looks like a grid of cards")
         return _best_by_lattice(gray, candidates, edition, config)
-    if not candidates and not config.use_segments:
-        return GridFit.failed("no board: nothing in the frame looks like a grid of cards")
-    best = _search(frame, gray, white, candidates, config)
-    if not _accepted(best, config) and config.use_segments:
-        # The card-gap lattice (line segments) is registered on its own: ranked among the many
-        # outline guesses by the rough ink look, it would rarely make the short list.
-        more = [c for c in lattice_candidates(gray, config) if _plausible(c, (w, h), config, aspect=False)]
+    # Cheapest evidence first, stopping as soon as a placement passes the test: the outlines
+    # of the card area, then grids fitted inside them (a margin or border taken for cards),
+    # then the card-gap lattice from line segments (sharp views whose outline is unclear).
+    stages = [
+        lambda: quads,
+        lambda: [g for q in quads for g in lattice_hypotheses(raw_white, sat, q, config)],
+        lambda: lattice_candidates(gray, config) if config.use_segments else [],
+    ]
+    best, candidates = None, []
+    for number, stage in enumerate(stages):
+        more = [c for c in stage() if _plausible(c, (w, h), config, aspect=False)]
         candidates += more
-        alt = _search(frame, gray, white, more, config)
-        if alt is not None and (best is None or alt.z > best.z):
-            best = alt
+        found = _search(frame, gray, white, more, config)
+        best = _better(best, found, config)
+        # A weak pass from the outlines alone may be a lattice bent off the cards in one
+        # corner; the grids fitted inside the outlines are tried before settling for it.
+        if _accepted(best, config) and (best.z >= config.full_z or number >= 1):
+            break
     if not candidates:
         return GridFit.failed("no board: nothing in the frame looks like a grid of cards")
     if best is None or not _accepted(best, config):
@@ -263,6 +272,8 @@ class InkMatch:
     z: float
     runner_up: float
     cells: int
+    weakest: float = 0.0
+    """The lowest z of the placement's four 5x5 blocks (see ``vision.orient.pattern_z_parts``)."""
 
 
 def ink_match(
@@ -288,14 +299,15 @@ def ink_match(
         return InkMatch(np.asarray(corners, np.float32), -1.0, -1.0, 0)
     z = pattern_z(redness, ink.highpass_cells, ink.min_cells)
     flat = np.argsort(-z, axis=None)
-    dv, du, _ = np.unravel_index(flat[0], z.shape)
+    dv, du, turn = np.unravel_index(flat[0], z.shape)
     others = z.copy()
     others[dv, du] = -np.inf  # the other turns of the same placement are its runner-up too
     runner = max(float(others.max()), float(np.sort(z[dv, du])[-2]))
     shift = np.array([[1, 0, du - r], [0, 1, dv - r], [0, 0, 1.0]])
     placed = apply_homography(h @ shift, GRID_CORNERS_UV).astype(np.float32)
     window = redness[dv : dv + SIZE, du : du + SIZE]
-    return InkMatch(placed, float(z[dv, du].max()), runner, int(np.isfinite(window).sum()))
+    weakest = float(pattern_z_parts(redness, (dv, du), int(turn), ink.highpass_cells).min())
+    return InkMatch(placed, float(z[dv, du].max()), runner, int(np.isfinite(window).sum()), weakest)
 
 
 def _polish(frame, gray, white, match: InkMatch, config: LocateConfig) -> InkMatch:
@@ -325,35 +337,54 @@ def _finish(frame, gray, match: InkMatch, config: LocateConfig) -> InkMatch:
     return match
 
 
+def _better(a: InkMatch | None, b: InkMatch | None, config: LocateConfig) -> InkMatch | None:
+    """The better of two placements: an accepted one over one that is not, then the higher z."""
+    if a is None or b is None:
+        return b if a is None else a
+    return b if (_accepted(b, config), b.z) > (_accepted(a, config), a.z) else a
+
+
 def _accepted(match: InkMatch | None, config: LocateConfig) -> bool:
     """Is this placement the board: the layout clearly there, and clearly here rather than a cell off?"""
     return match is not None and match.z >= config.min_z and match.z - match.runner_up >= config.min_z_margin
 
 
 def _search(frame, gray, white, candidates: list, config: LocateConfig) -> InkMatch | None:
-    """Register the most promising candidates, best first, until one shows the layout strongly.
+    """Register the most promising placements, best first, until one shows the layout strongly.
 
-    Rough candidates are ranked with a wider, blurrier look at the ink, which forgives a
-    misregistration of a fraction of a cell; the leaders are registered, placed by the ink
-    pattern (whole-cell shifts) and scored.
+    Every rough candidate is placed by a quick look at the ink (a few cells each way); the
+    candidates that come from the board land on the same placement, so placements are
+    ranked by their summed evidence (a vote, steadier than any one rough candidate's score).
+    The leaders are registered on the lattice, placed again and scored.
     """
     if not candidates:
         return None
-    scored = sorted(
-        ((ink_match(frame, c, config, config.rank_reach, config.ink_coarse).z, i) for i, c in enumerate(candidates)),
-        reverse=True,
-    )
+    # Clockwise as seen: a mirrored corner order would read the layout mirrored.
+    quick = [ink_match(frame, order_as_seen(c), config, config.rank_reach, config.ink_coarse) for c in candidates]
+    clusters: list[list[int]] = []
+    for i, m in enumerate(quick):
+        if m.z <= 0:
+            continue
+        cell = grid_diagonal(m.corners) / (SIZE * np.sqrt(2.0))
+        seen = order_as_seen(m.corners)
+        for cluster in clusters:
+            if np.abs(order_as_seen(quick[cluster[0]].corners) - seen).max() < config.vote_cells * cell:
+                cluster.append(i)
+                break
+        else:
+            clusters.append([i])
+    clusters.sort(key=lambda cl: -sum(quick[i].z for i in cl))
     best = None
     size = (frame.shape[1], frame.shape[0])
-    for _, i in scored[: config.refine_top]:
-        match = _register(frame, gray, white, candidates[i], config)
+    for cluster in clusters[: config.refine_top]:
+        leader = max(cluster, key=lambda i: quick[i].z)
+        match = _register(frame, gray, white, quick[leader].corners, config)
         if not _plausible(match.corners, size, config, aspect=False):
             continue
         if not _accepted(match, config) and match.z >= config.min_z - config.polish_below:
             match = _polish(frame, gray, white, match, config)
-        if best is None or match.z > best.z:
-            best = match
-        if best.z >= config.full_z and _accepted(best, config):
+        best = _better(best, match, config)
+        if _accepted(best, config) and best.z >= config.full_z:
             break
     return best
 
@@ -397,7 +428,7 @@ def _register(frame, gray, white, corners, config: LocateConfig) -> InkMatch:
     gaps = _gap_fit(gray, corners, config)
     if gaps is not None:
         tries.append(gaps)
-    else:
+    elif config.use_align:
         aligned, _ = align_lattice(white, corners, config)
         tries.append(aligned)
         gaps = _gap_fit(gray, aligned, config)

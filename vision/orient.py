@@ -11,6 +11,7 @@ card faces), so a warm or cool camera does not matter.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import cv2
@@ -136,25 +137,39 @@ def cell_redness(
     side = cells * n
     dst = np.array([[0, 0], [side, 0], [side, side], [0, side]], dtype=np.float32)
     h = cv2.getPerspectiveTransform(np.asarray(corners, dtype=np.float32), dst)
-    grid = cv2.warpPerspective(frame, h, (side, side), flags=cv2.INTER_AREA).astype(np.float32)
+    grid = cv2.warpPerspective(frame, h, (side, side), flags=cv2.INTER_AREA)
     inner = grid[white_border * n : side - white_border * n : 2, white_border * n : side - white_border * n : 2]
-    white = np.percentile(inner.reshape(-1, 3), config.white_percentile, axis=0)
-    grid /= np.maximum(white, 1.0)
-    np.clip(grid, 0.0, 1.0, out=grid)
-    b, g, r = grid[..., 0], grid[..., 1], grid[..., 2]
+    white = np.percentile(inner.reshape(-1, 3), config.white_percentile, axis=0).astype(np.float32)
+    # Only the pixels of each cell's corner ring are read (a fifth of the lattice).
+    pixels, cell_of = _ring_pixels(n, config.ring_inner, config.ring_outer, cells)
+    px = grid.reshape(-1, 3)[pixels].astype(np.float32) / np.maximum(white, 1.0)
+    np.clip(px, 0.0, 1.0, out=px)
+    b, g, r = px[:, 0], px[:, 1], px[:, 2]
     darkest = np.minimum(np.minimum(b, g), r)
     weight = np.clip((1.0 - darkest - config.ink_darkness) / config.ink_darkness, 0.0, 1.0)
     # Blue, green or yellow pixels (chips, court art) are neither red nor black ink.
     other = (np.maximum(g, b) - r > config.other_margin) | (np.minimum(r, g) - b > config.yellow_margin)
     weight[other] = 0.0
     red = (r - np.maximum(g, b)) / np.maximum(1.0 - darkest, 0.05)
-    weight *= _ring_mask(n, config, cells)
-    cells_w = weight.reshape(cells, n, cells, n).sum(axis=(1, 3))
-    cells_r = (weight * red).reshape(cells, n, cells, n).sum(axis=(1, 3))
+    cells_w = np.bincount(cell_of, weight, cells * cells).reshape(cells, cells)
+    cells_r = np.bincount(cell_of, weight * red, cells * cells).reshape(cells, cells)
     out = np.full((cells, cells), np.nan)
     ok = cells_w >= config.min_ink_weight
     out[ok] = cells_r[ok] / cells_w[ok]
     return out
+
+
+@functools.lru_cache(maxsize=32)
+def _ring_pixels(n: int, inner: float, outer: float, cells: int) -> tuple[np.ndarray, np.ndarray]:
+    """Flat indices of the ring pixels of a ``cells`` x ``cells`` lattice of ``n``-pixel cells, and their cell."""
+    c = (np.arange(n) + 0.5) / n - 0.5
+    dx, dy = np.meshgrid(c, c)
+    ring = (np.hypot(dx, dy) >= inner) & (np.maximum(np.abs(dx), np.abs(dy)) <= outer)
+    mask = np.tile(ring, (cells, cells))
+    rows, cols = np.nonzero(mask)
+    pixels = rows * (cells * n) + cols
+    cell_of = (rows // n) * cells + cols // n
+    return pixels, cell_of
 
 
 def pattern_z(redness: np.ndarray, highpass_cells: int = 5, min_cells: int = 20) -> np.ndarray:
@@ -171,18 +186,65 @@ def pattern_z(redness: np.ndarray, highpass_cells: int = 5, min_cells: int = 20)
     if highpass_cells:
         f = np.where(valid, f - _local_mean(f, valid, highpass_cells), 0.0)
     windows = np.lib.stride_tricks.sliding_window_view(f, (SIZE, SIZE))
-    inked = np.lib.stride_tricks.sliding_window_view(valid, (SIZE, SIZE))
-    out = np.zeros((*windows.shape[:2], 4))
-    for k, (pattern, printed) in enumerate(_turned_patterns(highpass_cells)):
-        m = inked & printed
-        n = m.sum(axis=(2, 3))
-        mean = (windows * m).sum(axis=(2, 3)) / np.maximum(n, 1)
-        centred = (windows - mean[..., None, None]) * m
-        cov = (centred * pattern).sum(axis=(2, 3))
-        norm = np.sqrt((centred**2).sum(axis=(2, 3)) * ((pattern**2) * m).sum(axis=(2, 3)))
-        r = cov / np.maximum(norm, 1e-12)
-        out[..., k] = np.where(n >= min_cells, r * np.sqrt(n), 0.0)
+    shape = windows.shape[:2]
+    x = windows.reshape(-1, SIZE * SIZE)
+    inked = np.lib.stride_tricks.sliding_window_view(valid, (SIZE, SIZE)).reshape(-1, SIZE * SIZE).astype(np.float64)
+    pattern, printed = _pattern_matrices(highpass_cells)  # (100, 4) each
+    # Per window and turn, over the cells both inked and printed: n, sums, cross products.
+    n = inked @ printed
+    s1 = x @ printed
+    s2 = (x * x) @ printed
+    sp = x @ pattern
+    p1 = inked @ pattern
+    p2 = inked @ (pattern * pattern)
+    mean = s1 / np.maximum(n, 1)
+    cov = sp - mean * p1
+    var_x = np.maximum(s2 - n * mean * mean, 0.0)
+    r = cov / np.maximum(np.sqrt(var_x * p2), 1e-12)
+    z = np.where(n >= min_cells, r * np.sqrt(n), 0.0)
+    return z.reshape(*shape, 4)
+
+
+def pattern_z_parts(
+    redness: np.ndarray, offset: tuple[int, int], turn: int, highpass_cells: int = 5, parts: int = 2
+) -> np.ndarray:
+    """The z-score of ``pattern_z`` for one placement, computed on each of ``parts`` x ``parts`` blocks.
+
+    A lattice registered right shows the layout all over; one bent off the cards in a
+    corner (a wrong perspective) still scores well overall but not in that corner's block.
+    ``offset`` is the window's ``(dv, du)``, ``turn`` its quarter turn. Returns ``(parts, parts)``.
+    """
+    valid = np.isfinite(redness)
+    f = np.where(valid, redness, 0.0)
+    if highpass_cells:
+        f = np.where(valid, f - _local_mean(f, valid, highpass_cells), 0.0)
+    dv, du = offset
+    x = f[dv : dv + SIZE, du : du + SIZE]
+    pattern, printed = _turned_patterns(highpass_cells)[turn]
+    m = valid[dv : dv + SIZE, du : du + SIZE] & printed
+    out = np.zeros((parts, parts))
+    edges = np.linspace(0, SIZE, parts + 1).round().astype(int)
+    for i in range(parts):
+        for j in range(parts):
+            block = np.zeros_like(m)
+            block[edges[i] : edges[i + 1], edges[j] : edges[j + 1]] = True
+            b = m & block
+            n = int(b.sum())
+            if n < 3:
+                continue
+            xs, ps = x[b] - x[b].mean(), pattern[b]
+            norm = float(np.sqrt((xs**2).sum() * (ps**2).sum()))
+            out[i, j] = float((xs * ps).sum() / norm * np.sqrt(n)) if norm > 1e-12 else 0.0
     return out
+
+
+@functools.lru_cache(maxsize=4)
+def _pattern_matrices(highpass_cells: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(100, 4)`` layout pattern and printed-cell mask, one column per quarter turn."""
+    turned = _turned_patterns(highpass_cells)
+    pattern = np.stack([p.ravel() for p, _ in turned], axis=1)
+    printed = np.stack([m.ravel() for _, m in turned], axis=1).astype(np.float64)
+    return pattern * printed, printed
 
 
 def _turned_patterns(highpass_cells: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -201,14 +263,6 @@ def _local_mean(values: np.ndarray, valid: np.ndarray, size: int) -> np.ndarray:
     num = cv2.blur(values * w, (size, size), borderType=cv2.BORDER_REFLECT)
     den = cv2.blur(w, (size, size), borderType=cv2.BORDER_REFLECT)
     return num / np.maximum(den, 1e-9)
-
-
-def _ring_mask(n: int, config: OrientConfig, cells: int = SIZE) -> np.ndarray:
-    """``(cells * n, cells * n)`` float mask of each cell's corner regions (outside the chip, inside the gap)."""
-    c = (np.arange(n) + 0.5) / n - 0.5
-    dx, dy = np.meshgrid(c, c)
-    cell = (np.hypot(dx, dy) >= config.ring_inner) & (np.maximum(np.abs(dx), np.abs(dy)) <= config.ring_outer)
-    return np.tile(cell.astype(np.float32), (cells, cells))
 
 
 def _aspect_prior(seen: np.ndarray, image_size: tuple[int, int], target: float) -> list[float]:
