@@ -169,6 +169,8 @@ class LocateConfig:
     max_refine_move_cells: float = 0.6
     gap_accept: float = 0.6
     """Gap-lattice support from which the gap fit is trusted for the final corners."""
+    gap_retry_support: float = 0.25
+    """The gaps are fitted again after the lattice search only if the first fit found this much support."""
     gap_z_slack: float = 0.5
     """The gap fit is kept unless a rougher registration shows the layout this much more strongly."""
     refine_tolerance: float = 0.05
@@ -326,7 +328,7 @@ def _finish(frame, gray, match: InkMatch, config: LocateConfig) -> InkMatch:
     A placement moved by whole cells extrapolates the lattice it was registered with; the
     gaps measured around it give the corners directly, kept while the ink still agrees.
     """
-    gaps = _gap_fit(gray, match.corners, config)
+    gaps, _ = _gap_fit(gray, match.corners, config)
     if gaps is None:
         return match
     again = ink_match(frame, gaps, config, reach=1)
@@ -384,8 +386,8 @@ def _search(frame, gray, white, candidates: list, config: LocateConfig) -> InkMa
         if not _accepted(match, config) and match.z >= config.min_z - config.polish_below:
             match = _polish(frame, gray, white, match, config)
         best = _better(best, match, config)
-        if _accepted(best, config) and best.z >= config.full_z:
-            break
+        if _accepted(best, config):
+            break  # the stages decide whether a weak pass is worth more search
     return best
 
 
@@ -424,33 +426,39 @@ def _register(frame, gray, white, corners, config: LocateConfig) -> InkMatch:
     lattice search can also drift off a blurred board, so every stage's result is placed by
     the ink (``ink_match``) and the one that shows the layout best is kept.
     """
+    first = ink_match(frame, corners, config)
+    if _accepted(first, config) and first.z >= config.full_z:
+        return first  # already on the cards: the final gap fit will make it sub-pixel
     tries = [np.asarray(corners, np.float32)]
-    gaps = _gap_fit(gray, corners, config)
+    gaps, support = _gap_fit(gray, corners, config)
     if gaps is not None:
         tries.append(gaps)
     elif config.use_align:
         aligned, _ = align_lattice(white, corners, config)
         tries.append(aligned)
-        gaps = _gap_fit(gray, aligned, config)
-        if gaps is not None:
-            tries.append(gaps)
-    matches = [ink_match(frame, t, config) for t in tries]
+        if support >= config.gap_retry_support:
+            gaps, _ = _gap_fit(gray, aligned, config)
+            if gaps is not None:
+                tries.append(gaps)
+    matches = [first] + [ink_match(frame, t, config) for t in tries[1:]]
     best = max(matches, key=lambda m: m.z)
     if gaps is not None and matches[-1].z >= best.z - config.gap_z_slack:
         return matches[-1]  # the gap lattice is the sub-pixel one
     return best
 
 
-def _gap_fit(gray: np.ndarray, corners: np.ndarray, config: LocateConfig) -> np.ndarray | None:
-    """Corners from the card-gap lattice near ``corners`` when enough gaps agree, else None."""
+def _gap_fit(gray: np.ndarray, corners: np.ndarray, config: LocateConfig) -> tuple[np.ndarray | None, float]:
+    """Corners from the card-gap lattice near ``corners`` when enough gaps agree (else None), and the support."""
     # Whole-cell shifts are settled by the ink pattern afterwards, not by the gaps.
     fit = refine_grid_homography(gray, grid_homography(np.asarray(corners, np.float32)), config, test_shifts=False)
-    if fit is None or fit[1] < config.gap_accept:
-        return None
+    if fit is None:
+        return None, 0.0
+    if fit[1] < config.gap_accept:
+        return None, float(fit[1])
     refined = apply_homography(fit[0], GRID_CORNERS_UV)
     if _moved_cells(refined, corners) > config.max_refine_move_cells:
-        return None
-    return refined
+        return None, float(fit[1])
+    return refined, float(fit[1])
 
 
 def lattice_candidates(gray: np.ndarray, config: LocateConfig) -> list[np.ndarray]:
