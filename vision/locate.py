@@ -243,7 +243,7 @@ def locate_grid(
             f"(best z {z:.1f} < {config.min_z:.1f}, or not {config.min_z_margin:.1f} above the next placement)",
             score=z,
         )
-    best = _finish(frame, gray, best, config)
+    best = _finish(frame, gray, white, best, config)
     if not _plausible(best.corners, (w, h), config):
         return GridFit.failed("no board: the best grid is not a plausible view of the board", score=best.z)
     if best.cells < config.min_ink_cells:
@@ -322,13 +322,17 @@ def _polish(frame, gray, white, match: InkMatch, config: LocateConfig) -> InkMat
     return again if again.z > match.z else match
 
 
-def _finish(frame, gray, match: InkMatch, config: LocateConfig) -> InkMatch:
+def _finish(frame, gray, white, match: InkMatch, config: LocateConfig) -> InkMatch:
     """Fit the card gaps once more around the accepted placement, for sub-pixel corners.
 
     A placement moved by whole cells extrapolates the lattice it was registered with; the
     gaps measured around it give the corners directly, kept while the ink still agrees.
     """
-    gaps, _ = _gap_fit(gray, match.corners, config)
+    gaps, support = _gap_fit(gray, match.corners, config)
+    if gaps is None and support >= config.gap_retry_support and config.use_align:
+        # The gaps are there but the placement is too far off for them: the lattice search first.
+        aligned, _ = align_lattice(white, match.corners, config)
+        gaps, _ = _gap_fit(gray, aligned, config)
     if gaps is None:
         return match
     again = ink_match(frame, gaps, config, reach=1)
