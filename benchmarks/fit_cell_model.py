@@ -7,7 +7,7 @@ fits two networks (without and with the empty-board comparison), reports their e
 held-out scenes, and writes the JSON. The benchmarks' seeds (1000 and up for still frames,
 the low seeds of whole games) are never used here.
 
-    .venv/bin/python benchmarks/fit_cell_model.py [--frames 360] [--flipped-frames 120] [--hidden 16]
+    .venv/bin/python benchmarks/fit_cell_model.py [--frames 600] [--flipped-frames 200] [--hidden 16]
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from vision.sim import random_spec, render
 PLAIN_INPUTS = [
     "spread", "ring", "ring_median", "rim", "rim_median", "d_colour", "d_flipped", "court_spread", "l_deficit",
     "chroma", "saturated", "texture", "twin_change", "twin_change_low", "twin_cover", "twin_texture_gap",
-    "white_possible", "court",
+    "white_possible", "court", "twin_texture", "twin_ncc",
 ]
-REF_INPUTS = [*PLAIN_INPUTS, "ref_change", "ref_change_low", "ref_median"]
+REF_INPUTS = [*PLAIN_INPUTS, "ref_change", "ref_change_low", "ref_median", "ref_ncc"]
 DIFFICULTIES = ("easy", "normal", "hard")
 STANDARD_SEEDS = 200
 FLIPPED_SEEDS = 5100
@@ -53,7 +53,7 @@ def scenes(frames: int, flipped_frames: int):
 
 
 def cell_table(frames: int, flipped_frames: int) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
-    """Every decision input of every visible, non-corner cell, its truth (chip or not) and its scene seed."""
+    """Every decision input of every visible, non-corner cell, its true label and its scene seed."""
     columns: dict[str, list[np.ndarray]] = {}
     truth, seeds = [], []
     keep = np.array([LAYOUT[r][c] != "FREE" for r in range(10) for c in range(10)])
@@ -65,7 +65,7 @@ def cell_table(frames: int, flipped_frames: int) -> tuple[dict[str, np.ndarray],
         for name, values in inputs.items():
             columns.setdefault(name, []).append(np.asarray(values, np.float64)[sel])
         labels = np.asarray(scene.labels, dtype=object).ravel()[sel]
-        truth.append(labels != "empty")
+        truth.append(labels.astype(str))
         seeds.append(np.full(int(sel.sum()), scene.spec.seed))
     return {k: np.concatenate(v) for k, v in columns.items()}, np.concatenate(truth), np.concatenate(seeds)
 
@@ -103,10 +103,10 @@ def fit_net(x: np.ndarray, y: np.ndarray, names: list[str], *, hidden: int, step
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--frames", type=int, default=360)
-    parser.add_argument("--flipped-frames", type=int, default=120)
+    parser.add_argument("--frames", type=int, default=600)
+    parser.add_argument("--flipped-frames", type=int, default=200)
     parser.add_argument("--hidden", type=int, default=16)
-    parser.add_argument("--steps", type=int, default=3000)
+    parser.add_argument("--steps", type=int, default=1500)
     parser.add_argument("--l2", type=float, default=1e-4)
     parser.add_argument("--cache", type=Path, help="keep the cell table here (.npz) and reuse it")
     parser.add_argument("--dry-run", action="store_true", help="report held-out errors, write nothing")
@@ -114,12 +114,13 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     if args.cache and args.cache.exists():
         data = np.load(args.cache)
-        y, seeds = data["__truth"], data["__seed"]
+        labels, seeds = data["__truth"], data["__seed"]
         table = {k: data[k] for k in data.files if not k.startswith("__")}
     else:
-        table, y, seeds = cell_table(args.frames, args.flipped_frames)
+        table, labels, seeds = cell_table(args.frames, args.flipped_frames)
         if args.cache:
-            np.savez_compressed(args.cache, __truth=y, __seed=seeds, **table)
+            np.savez_compressed(args.cache, __truth=labels, __seed=seeds, **table)
+    y = labels != "empty"
     print(f"{len(y)} cells ({int(y.sum())} chips) from {len(np.unique(seeds))} scenes "
           f"in {time.perf_counter() - start:.0f} s")
     nets = {}

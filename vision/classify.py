@@ -108,13 +108,15 @@ class ReaderConfig:
     """A raw channel at or above this is clipped by the camera (glare): its colour is unknown."""
     ref_delta_low: float = 4.0
     """Smaller ΔE counted as a slight change (white plastic on white card)."""
+    ncc_floor: float = 4.0
+    """Lightness variance (L units squared) added to each side of a print correlation."""
     ref_delta: float = 14.0
     """ΔE between a pixel and the same place on the empty board that counts as changed."""
     input_caps: tuple[tuple[str, float, float], ...] = (
         ("spread", 0.0, 40.0), ("ring", 0.0, 60.0), ("ring_median", 0.0, 60.0),
         ("d_colour", 0.0, 5.0), ("d_flipped", 0.0, 5.0), ("court_spread", 0.0, 40.0),
         ("l_deficit", -40.0, 40.0), ("l_offset", 0.0, 40.0), ("chroma", 0.0, 60.0), ("ref_median", 0.0, 40.0),
-        ("twin_texture_gap", -20.0, 20.0), ("texture", 0.0, 40.0),
+        ("twin_texture_gap", -20.0, 20.0), ("texture", 0.0, 40.0), ("twin_texture", 0.0, 40.0),
     )
     """Each cue is clipped to a range, so one absurd value cannot outvote the others."""
     colour_margin_gain: float = 2.0
@@ -330,31 +332,40 @@ class CellReader:
             "brightness": white.reshape(N_CELLS, 3).mean(axis=1),
             "saturated": saturated,
         }
-        feats["twin_change"], feats["twin_change_low"] = self._twin_change(lab)
+        feats["twin_change"], feats["twin_change_low"], feats["twin_ncc"] = self._twin_change(lab)
         if self._ref_lab is not None:
-            feats["ref_change"], feats["ref_change_low"], feats["ref_median"] = self._reference_change(lab)
+            (feats["ref_change"], feats["ref_change_low"], feats["ref_median"],
+             feats["ref_ncc"]) = self._reference_change(lab)
         return feats
 
     def _shifted_delta(self, lab: np.ndarray, other: np.ndarray, own_idx: np.ndarray,
-                       other_idx: np.ndarray) -> np.ndarray:
+                       other_idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """ΔE between ``lab`` at ``own_idx`` and ``other`` at ``other_idx``, ``(100, n)``, with
         ``other`` shifted per cell by the one-pixel offset that matches it best (misregistration
-        is not change; one shift per cell, so a hidden pip still counts)."""
+        is not change; one shift per cell, so a hidden pip still counts); and the correlation of
+        the two lightness patterns, ``(100,)``: the same print correlates whatever the light, a
+        chip over it does not."""
         own = [np.take(p.reshape(-1), own_idx) for p in cv2.split(lab)]
         oth = [p.reshape(-1) for p in cv2.split(other)]
         cost = np.stack([
             np.abs(own[0] - np.take(oth[0], other_idx + offset)).sum(axis=1) for offset in self._shifts
         ])  # (9, 100): how well each one-pixel shift matches, on lightness
         idx = other_idx + np.asarray(self._shifts)[cost.argmin(axis=0)][:, None]
-        d2 = sum((o - np.take(q, idx)) ** 2 for o, q in zip(own, oth, strict=True))
-        return np.sqrt(d2)
+        aligned = [np.take(q, idx) for q in oth]
+        d2 = sum((o - q) ** 2 for o, q in zip(own, aligned, strict=True))
+        a = own[0] - own[0].mean(axis=1, keepdims=True)
+        b = aligned[0] - aligned[0].mean(axis=1, keepdims=True)
+        # The floor keeps two plain discs (no print to compare) at a correlation near 0.
+        floor = self.config.ncc_floor * a.shape[1]
+        ncc = (a * b).sum(axis=1) / np.sqrt(((a * a).sum(axis=1) + floor) * ((b * b).sum(axis=1) + floor))
+        return np.sqrt(d2), ncc
 
-    def _twin_change(self, lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _twin_change(self, lab: np.ndarray) -> tuple[np.ndarray, ...]:
         """Fraction of each covered disc clearly / slightly different from the same place in its
-        twin cell (the other cell printed with the same card), ``(100,)`` each."""
-        delta = self._shifted_delta(lab, lab, self._cover, self._cover[TWIN])
+        twin cell (the other cell printed with the same card), and their print correlation, ``(100,)`` each."""
+        delta, ncc = self._shifted_delta(lab, lab, self._cover, self._cover[TWIN])
         cfg = self.config
-        return (delta > cfg.ref_delta).mean(axis=1), (delta > cfg.ref_delta_low).mean(axis=1)
+        return (delta > cfg.ref_delta).mean(axis=1), (delta > cfg.ref_delta_low).mean(axis=1), ncc
 
     def _rim_gradient(self, lightness: np.ndarray) -> np.ndarray:
         """|radial lightness gradient| (L units per pixel) on each rim hypothesis, ``(100, n_hyp, A)``:
@@ -368,16 +379,18 @@ class CellReader:
         assert best is not None
         return best
 
-    def _reference_change(self, lab: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _reference_change(self, lab: np.ndarray) -> tuple[np.ndarray, ...]:
         """How each covered disc differs from the empty board: the fraction of clearly changed
-        pixels, of slightly changed pixels (a white chip on white card), and the median ΔE, ``(100,)``."""
+        pixels, of slightly changed pixels (a white chip on white card), the median ΔE and the
+        print correlation, ``(100,)`` each."""
         assert self._ref_lab is not None
-        delta = self._shifted_delta(lab, self._ref_lab, self._cover, self._cover)
+        delta, ncc = self._shifted_delta(lab, self._ref_lab, self._cover, self._cover)
         cfg = self.config
         return (
             (delta > cfg.ref_delta).mean(axis=1),
             (delta > cfg.ref_delta_low).mean(axis=1),
             np.median(delta, axis=1),
+            ncc,
         )
 
     def decision_inputs(self, feats: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -409,11 +422,14 @@ class CellReader:
             "twin_cover": feats["twin_change_low"]
             * np.clip((feats["texture"][TWIN] - feats["texture"]) / cfg.texture_scale, 0.0, 1.0),
             "twin_texture_gap": feats["texture"][TWIN] - feats["texture"],
+            "twin_texture": feats["texture"][TWIN],
+            "twin_ncc": feats["twin_ncc"],
         }
         if "ref_change" in feats:
             inputs["ref_change"] = feats["ref_change"]
             inputs["ref_median"] = feats["ref_median"]
             inputs["ref_change_low"] = feats["ref_change_low"]
+            inputs["ref_ncc"] = feats["ref_ncc"]
         for name, lo, hi in cfg.input_caps:
             if name in inputs:
                 inputs[name] = np.clip(inputs[name], lo, hi)
