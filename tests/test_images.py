@@ -1,5 +1,7 @@
 """Loading still images: every bad file gets its own clear reason."""
 
+import struct
+
 import cv2
 import numpy as np
 import pytest
@@ -53,3 +55,23 @@ def test_truncated_jpeg_is_refused_or_partial_not_crash(tmp_path):
         assert "cut.jpg" in str(exc)
     else:
         assert image.shape == (200, 200, 3)
+
+
+def _with_exif_orientation(jpeg: bytes, orientation: int) -> bytes:
+    """``jpeg`` with a minimal EXIF block whose Orientation tag is ``orientation`` (as phones write)."""
+    tiff = (b"MM\x00\x2a" + struct.pack(">I", 8) + struct.pack(">H", 1)
+            + struct.pack(">HHII", 0x0112, 3, 1, orientation << 16) + struct.pack(">I", 0))
+    app1 = b"Exif\x00\x00" + tiff
+    return jpeg[:2] + b"\xff\xe1" + struct.pack(">H", len(app1) + 2) + app1 + jpeg[2:]
+
+
+def test_phone_photo_is_turned_as_a_viewer_shows_it(tmp_path):
+    image = np.zeros((40, 80, 3), np.uint8)
+    image[:, :40] = (0, 0, 255)  # left half red as stored
+    ok, jpeg = cv2.imencode(".jpg", image)
+    assert ok
+    path = tmp_path / "phone.jpg"
+    path.write_bytes(_with_exif_orientation(jpeg.tobytes(), 6))  # 6: turn 90 degrees clockwise to view
+    shown = load_image(path)
+    assert shown.shape == (80, 40, 3)
+    assert shown[5, 20, 2] > 200 and shown[75, 20, 2] < 60  # the stored left half is now on top

@@ -20,7 +20,8 @@ class ImageError(ValueError):
 def load_image(path: str | os.PathLike[str]) -> np.ndarray:
     """Read ``path`` as a BGR uint8 ``(H, W, 3)`` image; ``ImageError`` says why it cannot be.
 
-    Grey and 16-bit images are converted; an alpha channel is dropped.
+    Grey and 16-bit images are converted; an alpha channel is dropped; a photo's EXIF
+    orientation is applied (the image as any viewer shows it).
     """
     path = Path(path)
     try:
@@ -52,7 +53,9 @@ def decode_image(data: bytes | np.ndarray, *, name: str = "image") -> np.ndarray
     if header is not None and header.size * 64 > MAX_IMAGE_PIXELS:
         raise ImageError(f"{name}: the image is too large ({header.shape[1] * 8}x{header.shape[0] * 8} px)")
     try:
-        image = cv2.imdecode(buffer, cv2.IMREAD_UNCHANGED)
+        # Not IMREAD_UNCHANGED: that ignores a phone photo's EXIF orientation, and corners must be
+        # in the pixels a viewer shows (as cv2.imread gives them). Any depth and colour are kept.
+        image = cv2.imdecode(buffer, cv2.IMREAD_ANYDEPTH | cv2.IMREAD_ANYCOLOR)
     except cv2.error:
         image = None
     if image is None or image.size == 0:
