@@ -33,6 +33,8 @@ from vision.warp import grid_geometry, warp_grid
 MODES = ("corners", "reference", "nothing")
 EXTRA_MODES = ("corners+reference",)
 """Not in the issue: the reader with the true corners and the empty board (isolates the reader)."""
+SURE = 0.5
+"""Confidence from which a reading counts as sure."""
 DIFFICULTIES = ("easy", "normal", "hard")
 """The targets' difficulties; ``--difficulty extreme`` runs the unreadable-optics level on its own."""
 EDITIONS = ("classic", "jumbo")
@@ -48,6 +50,10 @@ class Tally:
     corner_err: list[float] = field(default_factory=list)
     cells: int = 0
     cell_errors: int = 0
+    doubtful: int = 0
+    """Cells read with confidence below ``SURE`` (the reader says it is unsure)."""
+    sure_errors: int = 0
+    """Wrong cells the reader was sure of: the errors nothing downstream can catch."""
     all_right: int = 0
     ms: list[float] = field(default_factory=list)
     confusions: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -64,6 +70,9 @@ class Tally:
             f"  found and oriented     {100.0 * self.oriented / n:6.2f} %",
             f"  corner error / diag    median {med_ce:.4f}  max {max_ce:.4f}",
             f"  per-cell error         {err:.4f} %  ({self.cell_errors} of {self.cells} cells)",
+            f"  sure but wrong         {100.0 * self.sure_errors / max(self.cells, 1):.4f} %  "
+            f"({self.sure_errors}; {100.0 * self.doubtful / max(self.cells, 1):.2f} % of cells read with "
+            f"confidence < {SURE})",
             f"  all cells right        {100.0 * self.all_right / n:6.2f} %",
             f"  median ms per frame    {statistics.median(self.ms) if self.ms else float('nan'):.1f}",
         ]
@@ -158,6 +167,9 @@ def main(argv: list[str] | None = None) -> int:
             wrong_mask = (read != truth) & visible
             tally.cells += int(visible.sum())
             n_wrong = int(wrong_mask.sum())
+            sure = np.asarray(det.confidence) >= SURE
+            tally.doubtful += int((~sure & visible).sum())
+            tally.sure_errors += int((wrong_mask & sure).sum())
             tally.cell_errors += n_wrong
             if n_wrong == 0:
                 tally.all_right += 1
