@@ -33,6 +33,8 @@ from vision.warp import grid_geometry, warp_grid
 MODES = ("corners", "reference", "nothing")
 EXTRA_MODES = ("corners+reference",)
 """Not in the issue: the reader with the true corners and the empty board (isolates the reader)."""
+BLOWN = 0.3
+"""Share of a cell's centre clipped to white from which the cell counts as blown out."""
 SURE = 0.5
 """Confidence from which a reading counts as sure."""
 DIFFICULTIES = ("easy", "normal", "hard")
@@ -54,6 +56,9 @@ class Tally:
     """Cells read with confidence below ``SURE`` (the reader says it is unsure)."""
     sure_errors: int = 0
     """Wrong cells the reader was sure of: the errors nothing downstream can catch."""
+    blown_cells: int = 0
+    blown_errors: int = 0
+    """Cells (and wrong cells among them) whose centre the camera blew out to white (glare)."""
     all_right: int = 0
     ms: list[float] = field(default_factory=list)
     confusions: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -73,6 +78,9 @@ class Tally:
             f"  sure but wrong         {100.0 * self.sure_errors / max(self.cells, 1):.4f} %  "
             f"({self.sure_errors}; {100.0 * self.doubtful / max(self.cells, 1):.2f} % of cells read with "
             f"confidence < {SURE})",
+            f"  outside glare          "
+            f"{100.0 * (self.cell_errors - self.blown_errors) / max(self.cells - self.blown_cells, 1):.4f} %"
+            f"  ({self.blown_errors} of the wrong cells are among the {self.blown_cells} whose centre is blown out)",
             f"  all cells right        {100.0 * self.all_right / n:6.2f} %",
             f"  median ms per frame    {statistics.median(self.ms) if self.ms else float('nan'):.1f}",
         ]
@@ -89,6 +97,17 @@ def corner_error(found: np.ndarray, truth: np.ndarray) -> tuple[float, bool]:
     diag = float(np.linalg.norm(truth[2] - truth[0]))
     errs = [float(np.linalg.norm(np.roll(found, k, axis=0) - truth, axis=1).max()) for k in range(4)]
     return errs[0] / diag, int(np.argmin(errs)) == 0
+
+
+def blown_out(frame: np.ndarray, corners: np.ndarray, edition: str) -> np.ndarray:
+    """``(10, 10)`` bool: cells whose central box is at least ``BLOWN`` pixels at 250+ in every
+    channel (a glare the camera clipped: what was there is not in the frame)."""
+    geom = grid_geometry(edition)
+    grid = warp_grid(frame, corners, geom)
+    white = (grid.min(axis=2) >= 250).reshape(10, geom.cell_h, 10, geom.cell_w)
+    qh, qw = geom.cell_h // 4, geom.cell_w // 4
+    centre = white[:, qh : geom.cell_h - qh, :, qw : geom.cell_w - qw]
+    return centre.mean(axis=(1, 3)) >= BLOWN
 
 
 def read_with_reference(scene, empty: np.ndarray) -> Detection:
@@ -141,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         scene = render(spec)
         truth = np.asarray(scene.labels, dtype=object)
         visible = ~np.asarray(scene.occluded, dtype=bool)
+        blown = blown_out(scene.frame, scene.corners, scene.edition) & visible
         for mode in modes:
             tally = tallies[mode]
             tally.frames += 1
@@ -170,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
             sure = np.asarray(det.confidence) >= SURE
             tally.doubtful += int((~sure & visible).sum())
             tally.sure_errors += int((wrong_mask & sure).sum())
+            tally.blown_cells += int(blown.sum())
+            tally.blown_errors += int((wrong_mask & blown).sum())
             tally.cell_errors += n_wrong
             if n_wrong == 0:
                 tally.all_right += 1
