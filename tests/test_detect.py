@@ -25,6 +25,15 @@ def test_corners_given_are_used_and_cells_read(scene):
     assert {"read", "total"} <= set(det.timings)
 
 
+@pytest.mark.parametrize("edition", ["classic", "jumbo"])
+def test_corners_alone_tell_the_edition(edition):
+    seen = render(random_spec(1001 if edition == "jumbo" else 7, edition=edition, difficulty="easy"))
+    det = detect(seen.frame, corners=seen.corners)
+    assert det.edition == edition
+    visible = ~seen.occluded
+    assert np.array_equal(np.array(det.labels)[visible], np.array(seen.labels)[visible])
+
+
 def test_to_dict_is_the_json_contract(scene):
     data = json.loads(json.dumps(detect(scene.frame, corners=scene.corners).to_dict()))
     assert len(data["corners"]) == 4 and all(len(p) == 2 for p in data["corners"])

@@ -21,6 +21,7 @@ from engine.labels import TEAM_COLOURS
 from engine.layout import EDITIONS, SIZE
 from vision.classify import CellReader, ReaderConfig
 from vision.colour import DEFAULT_PROTOTYPES, ColourModel
+from vision.geometry import guess_edition
 from vision.warp import check_corners, check_frame
 
 log = logging.getLogger(__name__)
@@ -160,7 +161,8 @@ def _place(
     """Decide where the canonical grid is in ``frame`` (and in the reference, if any)."""
     if corners is not None:
         given = check_corners(corners)
-        chosen = edition or config.default_edition
+        # Corners tell the grid's shape: the Jumbo mat's cells are wider than tall.
+        chosen = edition or guess_edition(given, (frame.shape[1], frame.shape[0]))[0]
         ref_corners = None
         if reference is not None:  # where is this grid in the empty-board image? match it there
             ref_corners = _find_in_reference(frame, given, check_frame(reference), chosen, timings)
@@ -216,7 +218,7 @@ def detect(
     ``corners``: canonical grid corners ``(4, 2)`` (they override everything); ``reference``: an
     image of the empty board under the same camera; ``profile``: a calibration profile (uses its
     edition, corners and colour model; pass its reference image as ``reference``); ``edition``:
-    ``"classic"`` or ``"jumbo"`` (otherwise from the profile, or guessed when locating).
+    ``"classic"`` or ``"jumbo"`` (otherwise from the profile, or guessed from the grid's shape).
     Raises ``ValueError`` only for malformed arguments; a board not found is a falsy result.
     """
     timings: dict[str, float] = {}
