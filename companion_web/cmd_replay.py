@@ -32,6 +32,7 @@ from typing import Any, TextIO
 from companion_web.errors import CliError
 from companion_web.options import EDITION_CHOICES, parse_corners, parse_teams
 from companion_web.pipeline import CameraStatus, Pipeline
+from engine.labels import edition_of_colours
 from vision.geometry import check_corners
 from vision.sources import SourceError, open_source
 
@@ -61,7 +62,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         help="team colours in turn order, 2 or 3 of blue, green, red, yellow "
                         "(default: blue,green)")
     parser.add_argument("--edition", choices=EDITION_CHOICES,
-                        help="board edition (default: the profile's, else classic)")
+                        help="board edition (default: the profile's; else classic with green chips, jumbo "
+                        "with yellow ones, else told from the grid's shape)")
     parser.add_argument("--fps", type=float, metavar="FPS",
                         help="frame rate of a folder of frames (default 15), or to override a video's")
     parser.add_argument("--jsonl", action="store_true", help="one JSON object per line")
@@ -80,16 +82,24 @@ def run(args: argparse.Namespace) -> int:
         from calibration.profile import load_profile_and_reference
 
         profile, reference = load_profile_and_reference(args.profile)
-    edition = args.edition or (profile.edition if profile is not None else None) or "classic"
+    # Green chips come only with the classic board, yellow only with the Jumbo mat; otherwise
+    # None lets the tracker tell the edition from the grid's shape (the Jumbo mat's cells are wider).
+    edition = args.edition or (profile.edition if profile is not None else None) or edition_of_colours(teams)
     try:
         source = open_source(args.source, fps=args.fps)
     except SourceError as exc:
         raise CliError(str(exc)) from None
+    current: dict[str, Any] = {}
+
     def new_tracker() -> Any:
-        return build_tracker(edition=edition, corners=corners, profile=profile, reference=reference)
+        current["tracker"] = build_tracker(edition=edition, corners=corners, profile=profile, reference=reference)
+        return current["tracker"]
+
+    def new_game() -> Any:  # made at the first board read, when the tracker knows the edition
+        return build_game(teams, edition or getattr(current.get("tracker"), "edition", None) or "classic")
 
     with source:
-        printer = EventPrinter(sys.stdout, jsonl=args.jsonl, new_game=lambda: build_game(teams, edition))
+        printer = EventPrinter(sys.stdout, jsonl=args.jsonl, new_game=new_game)
 
         def on_new_game(frame: Any) -> None:  # the simulated table looped to its next game
             printer.restart(frame.index, frame.t)
@@ -130,19 +140,22 @@ class EventPrinter:
         self.jsonl = jsonl
         self.events = 0
         self._new_game = new_game
-        self.game = new_game()
+        self.game: Any = None
+        """The engine game, made when the first board is read (``new_game()``)."""
         self._last_state = ""
 
     def on_board(self, labels: list[list[str]], index: int, t: float) -> list[Any]:
         """``on_board`` for the pipeline: feed the engine, print what it says, return its events."""
+        if self.game is None:
+            self.game = self._new_game()
         events = list(self.game.observe(labels))
         for event in events:
             self.event(event, index, t)
         return events
 
     def restart(self, index: int, t: float) -> None:
-        """The source started another game: a fresh engine game from here on."""
-        self.game = self._new_game()
+        """The source started another game: a fresh engine game from its first board on."""
+        self.game = None
         if self.jsonl:
             self._json({"frame": int(index), "t": round(float(t), 3), "type": "new_game",
                         "message": "the source started a new game"})

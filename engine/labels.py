@@ -44,6 +44,16 @@ CLASSIC_COLOURS: tuple[str, ...] = ("blue", "green", "red")
 JUMBO_COLOURS: tuple[str, ...] = ("yellow", "red", "blue")
 
 
+def edition_of_colours(colours: tuple[str, ...] | list[str]) -> str | None:
+    """The edition whose chip set alone has one of ``colours`` (green: classic; yellow: Jumbo),
+    or None when both sets have them all (blue and red)."""
+    classic = any(c not in JUMBO_COLOURS for c in colours)
+    jumbo = any(c not in CLASSIC_COLOURS for c in colours)
+    if classic == jumbo:
+        return None
+    return "classic" if classic else "jumbo"
+
+
 def parse_label(value: object) -> Label:
     """Return the ``Label`` named by ``value``; raise ``ValueError`` quoting it otherwise."""
     try:

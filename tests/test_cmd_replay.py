@@ -204,3 +204,11 @@ def test_replay_of_a_rendered_clip_gives_exactly_the_true_moves(rendered_clip, c
         if e["type"] in ("sequence", "win")
     ]
     assert records[-1] == {**records[-1], "type": "status", "state": "ended"}
+
+
+@pytest.mark.parametrize(("teams", "edition"), [("blue,green", "classic"), ("yellow,red", "jumbo"), ("blue,red", None)])
+def test_the_teams_colours_tell_the_edition(tmp_path: Path, fakes, capsys, teams, edition) -> None:
+    folder = write_folder(tmp_path / "clip", [0, 1])
+    assert main(["replay", str(folder), "--teams", teams]) == 0
+    assert fakes["tracker"].options["edition"] == edition
+    assert fakes["game"].edition == (edition or "classic")
