@@ -38,7 +38,7 @@ from vision.geometry import (
     metric_aspect,
     order_as_seen,
 )
-from vision.orient import OrientConfig, cell_redness, orient_grid, pattern_z, pattern_z_parts
+from vision.orient import OrientConfig, cell_redness, orient_grid, pattern_z
 
 log = logging.getLogger(__name__)
 
@@ -274,8 +274,6 @@ class InkMatch:
     z: float
     runner_up: float
     cells: int
-    weakest: float = 0.0
-    """The lowest z of the placement's four 5x5 blocks (see ``vision.orient.pattern_z_parts``)."""
 
 
 def ink_match(
@@ -301,15 +299,14 @@ def ink_match(
         return InkMatch(np.asarray(corners, np.float32), -1.0, -1.0, 0)
     z = pattern_z(redness, ink.highpass_cells, ink.min_cells)
     flat = np.argsort(-z, axis=None)
-    dv, du, turn = np.unravel_index(flat[0], z.shape)
+    dv, du, _ = np.unravel_index(flat[0], z.shape)
     others = z.copy()
     others[dv, du] = -np.inf  # the other turns of the same placement are its runner-up too
     runner = max(float(others.max()), float(np.sort(z[dv, du])[-2]))
     shift = np.array([[1, 0, du - r], [0, 1, dv - r], [0, 0, 1.0]])
     placed = apply_homography(h @ shift, GRID_CORNERS_UV).astype(np.float32)
     window = redness[dv : dv + SIZE, du : du + SIZE]
-    weakest = float(pattern_z_parts(redness, (dv, du), int(turn), ink.highpass_cells).min())
-    return InkMatch(placed, float(z[dv, du].max()), runner, int(np.isfinite(window).sum()), weakest)
+    return InkMatch(placed, float(z[dv, du].max()), runner, int(np.isfinite(window).sum()))
 
 
 def _polish(frame, gray, white, match: InkMatch, config: LocateConfig) -> InkMatch:
@@ -368,13 +365,13 @@ def _search(frame, gray, white, candidates: list, config: LocateConfig) -> InkMa
     # Clockwise as seen: a mirrored corner order would read the layout mirrored.
     quick = [ink_match(frame, order_as_seen(c), config, config.rank_reach, config.ink_coarse) for c in candidates]
     clusters: list[list[int]] = []
+    seen = [order_as_seen(m.corners) for m in quick]
     for i, m in enumerate(quick):
         if m.z <= 0:
             continue
         cell = grid_diagonal(m.corners) / (SIZE * np.sqrt(2.0))
-        seen = order_as_seen(m.corners)
         for cluster in clusters:
-            if np.abs(order_as_seen(quick[cluster[0]].corners) - seen).max() < config.vote_cells * cell:
+            if np.abs(seen[cluster[0]] - seen[i]).max() < config.vote_cells * cell:
                 cluster.append(i)
                 break
         else:

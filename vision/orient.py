@@ -205,39 +205,6 @@ def pattern_z(redness: np.ndarray, highpass_cells: int = 5, min_cells: int = 20)
     return z.reshape(*shape, 4)
 
 
-def pattern_z_parts(
-    redness: np.ndarray, offset: tuple[int, int], turn: int, highpass_cells: int = 5, parts: int = 2
-) -> np.ndarray:
-    """The z-score of ``pattern_z`` for one placement, computed on each of ``parts`` x ``parts`` blocks.
-
-    A lattice registered right shows the layout all over; one bent off the cards in a
-    corner (a wrong perspective) still scores well overall but not in that corner's block.
-    ``offset`` is the window's ``(dv, du)``, ``turn`` its quarter turn. Returns ``(parts, parts)``.
-    """
-    valid = np.isfinite(redness)
-    f = np.where(valid, redness, 0.0)
-    if highpass_cells:
-        f = np.where(valid, f - _local_mean(f, valid, highpass_cells), 0.0)
-    dv, du = offset
-    x = f[dv : dv + SIZE, du : du + SIZE]
-    pattern, printed = _turned_patterns(highpass_cells)[turn]
-    m = valid[dv : dv + SIZE, du : du + SIZE] & printed
-    out = np.zeros((parts, parts))
-    edges = np.linspace(0, SIZE, parts + 1).round().astype(int)
-    for i in range(parts):
-        for j in range(parts):
-            block = np.zeros_like(m)
-            block[edges[i] : edges[i + 1], edges[j] : edges[j + 1]] = True
-            b = m & block
-            n = int(b.sum())
-            if n < 3:
-                continue
-            xs, ps = x[b] - x[b].mean(), pattern[b]
-            norm = float(np.sqrt((xs**2).sum() * (ps**2).sum()))
-            out[i, j] = float((xs * ps).sum() / norm * np.sqrt(n)) if norm > 1e-12 else 0.0
-    return out
-
-
 @functools.lru_cache(maxsize=4)
 def _pattern_matrices(highpass_cells: int) -> tuple[np.ndarray, np.ndarray]:
     """``(100, 4)`` layout pattern and printed-cell mask, one column per quarter turn."""
