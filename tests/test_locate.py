@@ -93,3 +93,29 @@ def test_print_density_outlines_a_small_board_on_a_pale_table():
     by_print = min(corner_error(q, truth) for q in texture_quads(white, LocateConfig()))
     assert by_print < 0.1
     assert min(corner_error(q, truth) for q in blob_quads(white, LocateConfig())) > by_print
+
+
+def test_ink_places_a_lattice_registered_whole_cells_off(scenes):
+    from vision.geometry import GRID_CORNERS_UV, apply_homography, grid_homography
+    from vision.locate import ink_match
+
+    scene = scenes[(2, "classic")]
+    truth = order_as_seen(scene.corners)
+    h = grid_homography(truth)
+    off = apply_homography(h @ np.array([[1, 0, -2], [0, 1, 1], [0, 0, 1.0]]), GRID_CORNERS_UV)
+    match = ink_match(scene.frame, off, LocateConfig())
+    assert corner_error(match.corners, truth) < 1e-3
+    assert match.z > LocateConfig().min_z
+    assert match.z - match.runner_up > LocateConfig().min_z_margin
+
+
+def test_corner_order_of_a_candidate_does_not_matter(scenes):
+    # Candidates come clockwise or mirrored (from line segments); both must read the layout.
+    from vision.locate import _search
+
+    scene = scenes[(1, "classic")]
+    gray = cv2.cvtColor(scene.frame, cv2.COLOR_BGR2GRAY)
+    white = _whiteness(scene.frame)
+    mirrored = order_as_seen(scene.corners)[[0, 3, 2, 1]]
+    match = _search(scene.frame, gray, white, [mirrored], LocateConfig())
+    assert match is not None and match.z > LocateConfig().min_z

@@ -64,3 +64,27 @@ def test_bad_inputs_name_the_parameter(scenes):
         orient_grid(scene.frame, scene.corners[:3], edition="classic")
     with pytest.raises(ValueError, match="edition"):
         orient_grid(scene.frame, scene.corners, edition="mini")
+
+
+def test_pattern_z_finds_the_layout_at_its_offset_and_turn():
+    from engine.layout import INK_MAP
+    from vision.orient import pattern_z
+
+    rng = np.random.default_rng(0)
+    ink = np.array([[0.0 if v is None else (0.8 if v == "red" else 0.05) for v in row] for row in INK_MAP])
+    wide = np.full((16, 16), np.nan)
+    wide[2:12, 3:13] = np.rot90(ink, 1) + rng.normal(0, 0.1, (10, 10))
+    z = pattern_z(wide)
+    dv, du, turn = np.unravel_index(np.argmax(z), z.shape)
+    assert (dv, du) == (2, 3)
+    # orient_grid's convention: the seen lattice turned by ``turn`` quarter turns is the layout.
+    assert turn == 3
+    assert z.max() > 7.0
+
+
+def test_pattern_z_of_unrelated_print_stays_low():
+    from vision.orient import pattern_z
+
+    rng = np.random.default_rng(1)
+    worst = max(float(pattern_z(rng.normal(0, 1, (16, 16))).max()) for _ in range(20))
+    assert worst < 5.5  # the locator's acceptance threshold (min_z)
