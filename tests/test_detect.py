@@ -116,3 +116,15 @@ def test_profile_corners_follow_a_change_of_camera_resolution(scene):
 
     det = detect(scene.frame, profile=HalfSizeProfile())
     assert np.allclose(det.corners, scene.corners, atol=1.5)
+
+
+def test_green_chips_overrule_a_guessed_jumbo_shape():
+    # seed 1006 is a classic board whose grid, seen at this pose, looks as wide as the Jumbo mat's
+    seen = render(random_spec(1006, edition="classic", difficulty="easy"))
+    labels = [list(row) for row in seen.labels]
+    labels[1][1], labels[4][6] = "green", "green"
+    seen = render(random_spec(1006, edition="classic", difficulty="easy", labels=labels))
+    det = detect(seen.frame, corners=seen.corners)
+    assert det.edition == "classic"
+    visible = ~seen.occluded
+    assert np.array_equal(np.array(det.labels)[visible], np.array(seen.labels)[visible])

@@ -12,12 +12,12 @@ import logging
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-from engine.labels import TEAM_COLOURS
+from engine.labels import TEAM_COLOURS, edition_of_colours
 from engine.layout import EDITIONS, SIZE
 from vision.classify import CellReader, ReaderConfig
 from vision.colour import DEFAULT_PROTOTYPES, ColourModel
@@ -235,13 +235,16 @@ def detect(
         timings["total"] = 1000.0 * (time.perf_counter() - start)
         return Detection(edition=placed.edition, source=placed.source, reason=placed.reason, timings=timings)
     assert placed.corners is not None
-    model = _colour_model(profile, placed.edition, edition_known)
-    reader = CellReader(edition=placed.edition, colour_model=model, config=config.reader)
-    if reference is not None and placed.reference_corners is not None:
-        with _timed(timings, "reference"):
-            reader.set_reference(reader.rectify(reference, placed.reference_corners))
-    with _timed(timings, "read"):
-        reading = reader.read(frame, placed.corners)
+    reading = _read(frame, placed, reference, profile, edition_known, config, timings)
+    if not edition_known:
+        # The grid's shape is a weak witness of the edition (it needs the camera's focal length);
+        # the chips are a strong one: green chips come only with the classic board, yellow only
+        # with the Jumbo mat.
+        told = edition_of_colours(sorted({v for row in reading.labels for v in row if v in TEAM_COLOURS}))
+        if told is not None and told != placed.edition:
+            log.info("the chips say %s, not the guessed %s: read again", told, placed.edition)
+            placed = replace(placed, edition=told)
+            reading = _read(frame, placed, reference, profile, edition_known, config, timings)
     timings["total"] = 1000.0 * (time.perf_counter() - start)
     return Detection(
         corners=placed.corners,
@@ -253,6 +256,18 @@ def detect(
         timings=timings,
         features=reading.features,
     )
+
+
+def _read(frame: np.ndarray, placed: _Placement, reference: np.ndarray | None, profile: Any,
+          edition_known: bool, config: DetectConfig, timings: dict[str, float]) -> Any:
+    """Read every cell of the placed grid (compared with the empty board when there is one)."""
+    model = _colour_model(profile, placed.edition, edition_known)
+    reader = CellReader(edition=placed.edition, colour_model=model, config=config.reader)
+    if reference is not None and placed.reference_corners is not None:
+        with _timed(timings, "reference"):
+            reader.set_reference(reader.rectify(reference, placed.reference_corners))
+    with _timed(timings, "read"):
+        return reader.read(frame, placed.corners)
 
 
 def _colour_model(profile: Any, edition: str, edition_known: bool) -> ColourModel:
