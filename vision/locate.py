@@ -20,7 +20,7 @@ Chips, hands and clutter only remove or add segments and samples; every fit is r
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -145,6 +145,10 @@ class LocateConfig:
     white_blur_px: float = 0.7
     align_steps_cells: tuple[float, ...] = (0.2, 0.1, 0.05)
     """Step sizes (in cells) of the local lattice search, coarse to fine."""
+    finish_align_steps_cells: tuple[float, ...] = (0.1, 0.05, 0.025)
+    finish_align_rounds: int = 8
+    finish_align_samples: int = 24
+    """The final lattice search (no gaps to fit) is finer than the one used while searching."""
     use_align: bool = True
     """Try the local lattice search when the card gaps do not register the grid."""
     align_rounds: int = 5
@@ -171,8 +175,8 @@ class LocateConfig:
     """Gap-lattice support from which the gap fit is trusted for the final corners."""
     gap_retry_support: float = 0.25
     """The gaps are fitted again after the lattice search only if the first fit found this much support."""
-    gap_z_slack: float = 0.5
-    """The gap fit is kept unless a rougher registration shows the layout this much more strongly."""
+    refine_z_slack: float = 0.5
+    """A finer registration is kept unless a rougher one shows the layout this much more strongly."""
     refine_tolerance: float = 0.05
     """Keep an edge refinement unless it lowers the ink match by more than this."""
     lattice_keep: int = 1
@@ -330,10 +334,21 @@ def _finish(frame, gray, white, match: InkMatch, config: LocateConfig) -> InkMat
         # The gaps are there but the placement is too far off for them: the lattice search first.
         aligned, _ = align_lattice(white, match.corners, config)
         gaps, _ = _gap_fit(gray, aligned, config)
-    if gaps is None:
+    slack = config.refine_z_slack
+    if gaps is None and not config.use_align:
         return match
+    if gaps is None:
+        slack = 0.0  # the lattice search can drift on a blurred board: only if the ink agrees better
+        # No gaps to be seen (a blurred board): the lattice search is the finest registration left.
+        fine = replace(
+            config,
+            align_steps_cells=config.finish_align_steps_cells,
+            align_rounds=config.finish_align_rounds,
+            align_samples=config.finish_align_samples,
+        )
+        gaps, _ = align_lattice(white, match.corners, fine)
     again = ink_match(frame, gaps, config, reach=1)
-    if _accepted(again, config) and again.z >= match.z - config.gap_z_slack and _moved_cells(
+    if _accepted(again, config) and again.z >= match.z - slack and _moved_cells(
         again.corners, match.corners
     ) <= config.max_refine_move_cells:
         return again
@@ -442,10 +457,10 @@ def _register(frame, gray, white, corners, config: LocateConfig) -> InkMatch:
             if gaps is not None:
                 tries.append(gaps)
     matches = [first] + [ink_match(frame, t, config) for t in tries[1:]]
-    best = max(matches, key=lambda m: m.z)
-    if gaps is not None and matches[-1].z >= best.z - config.gap_z_slack:
-        return matches[-1]  # the gap lattice is the sub-pixel one
-    return best
+    # Later tries are the finer registrations: take the finest that shows the layout about as
+    # strongly as the best (a rougher grid can score a little higher by chance).
+    top = max(m.z for m in matches)
+    return next(m for m in reversed(matches) if m.z >= top - config.refine_z_slack)
 
 
 def _gap_fit(gray: np.ndarray, corners: np.ndarray, config: LocateConfig) -> tuple[np.ndarray | None, float]:
