@@ -13,6 +13,7 @@ import logging
 import signal
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -97,19 +98,24 @@ class WebServer:
         else:
             close_everything()
 
-    def wait_until_interrupted(self) -> None:
-        """Block until Ctrl-C or SIGTERM (or the server loop ends); the caller then stops it."""
-        stop = threading.Event()
-        # Explicit handlers: a shell may start us with SIGINT ignored (``serve &``).
-        previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
-        try:
-            while not stop.wait(0.5) and self._thread.is_alive():
-                pass
-        except KeyboardInterrupt:
+    def wait_until(self, stop: threading.Event) -> None:
+        """Block until ``stop`` is set (see ``stop_signals``) or the server loop ends."""
+        while not stop.wait(0.5) and self._thread.is_alive():
             pass
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+
+
+@contextlib.contextmanager
+def stop_signals() -> Iterator[threading.Event]:
+    """An event that Ctrl-C or SIGTERM sets, from before anything starts until the block ends:
+    a Ctrl-C during start-up is a clean stop too, not a KeyboardInterrupt half way through.
+    Explicit handlers, since a shell may start us with SIGINT ignored (``serve &``)."""
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stop
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 class LiveCamera:
@@ -241,17 +247,18 @@ def run(args: argparse.Namespace) -> int:
         "ON_PROFILE_SAVED": camera.use_profile,
     })
     server = WebServer(app, host=args.host, port=args.port)
-    try:
-        pipeline.start()
-        server.start()
-        _announce(source, profile_path, note, data_dir, urls, pin)
-        server.wait_until_interrupted()
-    finally:
-        server.stop()
-        pipeline.stop()
-        close = getattr(source, "close", None)
-        if close is not None:
-            close()
+    with stop_signals() as stop:
+        try:
+            pipeline.start()
+            server.start()
+            _announce(source, profile_path, note, data_dir, urls, pin)
+            server.wait_until(stop)
+        finally:
+            server.stop()
+            pipeline.stop()
+            close = getattr(source, "close", None)
+            if close is not None:
+                close()
     sys.stdout.write("sequence-companion: stopped; the game is saved.\n")
     return 0
 
