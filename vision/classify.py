@@ -115,7 +115,7 @@ class ReaderConfig:
     input_caps: tuple[tuple[str, float, float], ...] = (
         ("spread", 0.0, 40.0), ("ring", 0.0, 60.0), ("ring_median", 0.0, 60.0),
         ("d_colour", 0.0, 5.0), ("d_flipped", 0.0, 5.0), ("court_spread", 0.0, 40.0),
-        ("l_deficit", -40.0, 40.0), ("l_offset", 0.0, 40.0), ("chroma", 0.0, 60.0), ("ref_median", 0.0, 40.0),
+        ("l_deficit", -40.0, 40.0), ("chroma", 0.0, 60.0), ("ref_median", 0.0, 40.0),
         ("twin_texture_gap", -20.0, 20.0), ("texture", 0.0, 40.0), ("twin_texture", 0.0, 40.0),
     )
     """Each cue is clipped to a range, so one absurd value cannot outvote the others."""
@@ -412,7 +412,6 @@ class CellReader:
             "court": COURT_MASK.ravel().astype(np.float32),
             "court_spread": COURT_MASK.ravel() * feats["spread"],
             "l_deficit": 100.0 - feats["core_lab"][:, 0],
-            "l_offset": np.abs(100.0 - feats["core_lab"][:, 0]),
             "chroma": np.hypot(feats["core_lab"][:, 1], feats["core_lab"][:, 2]),
             "saturated": feats["saturated"],
             "texture": feats["texture"],
