@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import sys
 import time
 from collections.abc import Iterator
@@ -39,6 +40,8 @@ SIZE = (1280, 720)
 EARLY_S = 3.0
 """An event may be committed this long before the hand has fully left (the hand lingers)."""
 RELOCK_GIVE_UP_S = 10.0
+MISFIT_CELLS = 0.25
+"""A tracker grid whose corners are this far (cells) from the truth is a misfit (diagnosis only)."""
 
 
 @dataclass
@@ -52,6 +55,13 @@ class GameScore:
     wrong_team: int = 0
     phantoms: list[str] = field(default_factory=list)
     missed: list[str] = field(default_factory=list)
+    missed_events: list[dict] = field(default_factory=list)
+    causes: dict[str, int] = field(default_factory=dict)
+    """Why moves were missed: ``reader`` (the cell reader names the wrong label on a clear frame),
+    ``tracker`` (the reader is right but the tracker did not commit it, or an earlier change of
+    that cell was lost so this one looks like no change), ``engine`` (committed, but the engine
+    answered with an alert, or nothing, instead of the move), ``grid misfit`` (the tracker's
+    grid is over ``MISFIT_CELLS`` off the true board: the locator's error, not the reader's)."""
     sequences: int = 0
     sequences_found: int = 0
     false_sequences: int = 0
@@ -106,6 +116,8 @@ def play(spec: Any) -> GameScore:
     tracker = BoardTracker(edition=spec.edition)
     emitted: list[tuple[int, Any]] = []
     relocks: list[int] = []
+    boards: list[tuple[int, list[list[str]]]] = []
+    corners: dict[int, np.ndarray] = {}
     score = GameScore(f"seed {spec.seed} {spec.edition} {len(spec.teams)} teams")
 
     def on_board(labels: list[list[str]], index: int, t: float) -> list[Any]:
@@ -117,6 +129,10 @@ def play(spec: Any) -> GameScore:
         score.frames += 1
         if getattr(update, "relocked", False):
             relocks.append(frame.index)
+        if update.committed is not None:
+            boards.append((frame.index, update.committed))
+        if update.corners is not None:
+            corners[frame.index] = update.corners
 
     source = OrderedSource(_frames(sim), fps=FPS, description=score.name)
     try:
@@ -125,7 +141,68 @@ def play(spec: Any) -> GameScore:
         source.close()
     score.seconds = time.perf_counter() - start
     _score(score, list(sim.events), emitted, relocks)
+    score.causes = _miss_causes(sim, list(sim.events), score.missed_events, boards, corners, tracker, emitted)
     return score
+
+
+def _committed_at(boards: list[tuple[int, list[list[str]]]], index: int) -> list[list[str]] | None:
+    """The tracker's committed board as of frame ``index`` (None before the first)."""
+    out = None
+    for k, board in boards:
+        if k > index:
+            break
+        out = board
+    return out
+
+
+def _miss_causes(sim: Any, truth: list[dict], missed: list[dict], boards: list, corners: dict,
+                 tracker: Any, emitted: list[tuple[int, Any]]) -> dict[str, int]:
+    """Sort each missed move by where it was lost (see ``GameScore.causes``).
+
+    The tracker's committed board is checked at the last frame before the next move (or 3 s
+    after the hand left); where it does not hold the true label, the tracker's own reader reads a
+    clear frame 1 s after the hand left with the tracker's corners of that frame.
+    """
+    causes: dict[str, int] = {}
+    frames = sorted(e["frame"] for e in truth if e["type"] in ("placed", "removed", "flip"))
+    for ev in missed:
+        r, c = ev["cell"]
+        want = ev.get("team") if ev["type"] == "placed" else "empty"
+        later = [f for f in frames if f > ev["frame"]]
+        until = min(later[0] - 1 if later else sim.n_frames - 1, ev["frame"] + int(3 * FPS))
+        board = _committed_at(boards, until)
+        before = _committed_at(boards, max([f for f in frames if f < ev["frame"]], default=0))
+        if board is not None and board[r][c] == want:
+            cause = "tracker (an earlier change there lost)" if before and before[r][c] == want else "engine"
+        else:
+            probe = min(ev["frame"] + int(FPS), until)
+            off = _grid_error(sim, probe, corners.get(probe))
+            seen = _reader_label(sim, probe, corners.get(probe), tracker, r, c)
+            cause = "tracker" if seen == want else "reader"
+            cause += f" (read {seen})" if cause == "reader" else ""
+            cause = "grid misfit" if off > MISFIT_CELLS else cause
+        causes[cause] = causes.get(cause, 0) + 1
+        logging.getLogger(__name__).warning("missed %s %s at frame %d: %s", ev["type"], (r, c), ev["frame"], cause)
+    return causes
+
+
+def _grid_error(sim: Any, index: int, corners: Any) -> float:
+    """Largest corner error of the tracker's grid on frame ``index``, in cells (inf without a lock)."""
+    from vision.sim import render
+
+    if corners is None:
+        return math.inf
+    truth = render(sim.scene_at(index)).corners
+    cell = float(np.linalg.norm(truth - np.roll(truth, -1, axis=0), axis=1).mean()) / 10
+    return float(np.linalg.norm(np.asarray(corners) - truth, axis=1).max()) / cell
+
+
+def _reader_label(sim: Any, index: int, corners: Any, tracker: Any, r: int, c: int) -> str:
+    """What the tracker's cell reader says of cell ``(r, c)`` on frame ``index`` ('?' without a lock)."""
+    if corners is None:
+        return "?"
+    reading = tracker._reader_for().read(sim.render(index).frame, corners)
+    return str(reading.labels[r][c])
 
 
 def _cell(value: Any) -> tuple[int, int] | None:
@@ -151,6 +228,7 @@ def _score(score: GameScore, truth: list[dict], emitted: list[tuple[int, Any]], 
                 break
         if hit is None:
             score.missed.append(f"{ev['type']} {cell} at frame {ev['frame']}")
+            score.missed_events.append(ev)
             continue
         used.add(hit)
         score.found += 1
@@ -210,6 +288,11 @@ def report(scores: list[GameScore], wall: float, *, verbose: bool = False) -> No
     print(f"games: {len(scores)}   frames: {sum(s.frames for s in scores)}   wall time: {wall:.0f} s")
     print(f"move recall:               {found}/{moves} = {found / max(moves, 1):.2%}")
     print(f"phantom move events:       {phantoms}")
+    causes: dict[str, int] = {}
+    for s in scores:
+        for k, v in s.causes.items():
+            causes[k] = causes.get(k, 0) + v
+    print(f"missed moves by cause:     {dict(sorted(causes.items())) or '-'}")
     print(f"placements of wrong team:  {sum(s.wrong_team for s in scores)}")
     seqs, seqs_found = sum(s.sequences for s in scores), sum(s.sequences_found for s in scores)
     print(f"sequences announced:       {seqs_found}/{seqs}")
