@@ -9,6 +9,14 @@ tracker reads it, and each *committed* board goes to ``on_board(labels, frame_in
 which feeds the engine and returns the events it caused. When no frame comes the pipeline
 reports why (``camera_lost``, ``reconnecting``, ``ended``) and never invents a board.
 
+The engine refuses a commit that changes several chips at once (an alert such as "2 chips
+placed at once": usually a misread, sometimes a fast table) and would then diff every later
+board against its own position, so each later move would join that alert and the game would
+go deaf. The pipeline resynchronises instead: the cells of such an alert are *disputed*; later
+boards carry the label the engine last agreed to there, until the tracker sees that cell change
+again. The rest of the board (every later move) reaches the engine as usual; the alert stays in
+the log for a person to correct those cells on the tablet; nothing is guessed.
+
 Status changes (``CameraStatus``) go to ``on_status`` only when state or detail change. When
 the source starts a different game (``Frame.segment`` changes: the simulated table looping to
 its next game) ``on_new_game(frame)`` runs first, so the caller can start a new engine game
@@ -48,6 +56,9 @@ TRACK_STATES: dict[str, str] = {
 
 Board = list[list[str]]
 OnBoard = Callable[[Board, int, float], Sequence[Any]]
+
+DISPUTE_ALERTS: frozenset[str] = frozenset({"multiple_placed", "multiple_removed"})
+"""Engine alert codes (``engine.events``) by which it refused a whole commit: their cells are disputed."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +126,9 @@ class Pipeline:
         self._fps = 0.0
         self._last_frame_at: float | None = None
         self._overlay: tuple[int, float, bytes] | None = None
+        self._raw: Board | None = None
+        self._fed: Board | None = None
+        self._disputed: dict[tuple[int, int], str] = {}
         self.frames_seen = 0
         self.frames_tracked = 0
         self.boards_committed = 0
@@ -183,6 +197,7 @@ class Pipeline:
         with self._lock:
             self._tracker = tracker
             self._corners = self._labels = None
+            self._forget_disputes()
 
     # ----------------------------------------------------------------- readers (any thread)
 
@@ -287,13 +302,56 @@ class Pipeline:
             if tracker is self._tracker:
                 self._corners, self._labels = update.corners, update.labels
         state = TRACK_STATES.get(update.state, update.state)
-        self._set_status(state, "" if state == "live" else getattr(update, "message", ""))
+        self._set_status(state, getattr(update, "message", ""))  # live too: "the grid may not fit ..."
         if self._on_update is not None:
             self._on_update(frame, update)
         if update.committed is not None:
             self.boards_committed += 1
-            events = self._on_board(update.committed, frame.index, frame.t)
+            board = self._agreed(update.committed)
+            events = self._on_board(board, frame.index, frame.t)
             self.events_emitted += len(events or ())
+            self._note_disputes(board, events or ())
+
+    # ----------------------------------------------------------------- resynchronising the engine
+
+    def _forget_disputes(self) -> None:
+        """A new tracker or game: nothing is disputed, nothing was fed."""
+        self._raw = self._fed = None
+        self._disputed = {}
+
+    def _agreed(self, committed: Board) -> Board:
+        """``committed`` with each disputed cell at the label the engine last agreed to, unless
+        the tracker saw that cell change again (then its new reading goes through)."""
+        before, self._raw = self._raw, committed
+        if not self._disputed:
+            return committed
+        board = [list(row) for row in committed]
+        for (r, c), label in list(self._disputed.items()):
+            if before is not None and committed[r][c] != before[r][c]:
+                del self._disputed[(r, c)]
+            else:
+                board[r][c] = label
+        return board
+
+    def _note_disputes(self, board: Board, events: Sequence[Any]) -> None:
+        """Cells of an alert that refused the whole commit become disputed (see the module docstring).
+
+        The engine called them placements because its board had no chip there (agreed: ``empty``),
+        removals because it had one (agreed: the label fed before, when there was one).
+        """
+        fed, self._fed = self._fed, [list(row) for row in board]
+        for event in events:
+            code = getattr(event, "alert", None)
+            if code not in DISPUTE_ALERTS:
+                continue
+            cells = [(int(r), int(c)) for r, c in getattr(event, "cells", ()) or ()]
+            for r, c in cells:
+                agreed = "empty" if code == "multiple_placed" else None if fed is None else fed[r][c]
+                if agreed is not None:
+                    self._disputed[(r, c)] = agreed
+                    self._fed[r][c] = agreed
+            logger.warning("camera: the engine refused %s at once; those cells are disputed until they change"
+                           " again or are corrected", cells)
 
     def _note_drops(self) -> None:
         """Report a drop even when the camera came back before the loop looked."""
@@ -305,6 +363,7 @@ class Pipeline:
     def _new_game(self, frame: Frame) -> None:
         """The picture jumped to another table (the simulated table's next game)."""
         logger.info("camera: a new game starts at frame %d", frame.index)
+        self._forget_disputes()
         if self._on_new_game is not None:
             self._on_new_game(frame)  # typically: a new engine game and ``set_tracker(fresh)``
         else:

@@ -287,6 +287,76 @@ def test_a_new_game_in_the_source_calls_back_before_its_first_frame_is_tracked()
     assert first.seen == [0, 1, 2] and second.seen == [3, 4, 5]
 
 
+# ----------------------------------------------------------------------------- resynchronising the engine
+
+
+def chips(*cells: tuple[int, int, str]) -> list[list[str]]:
+    """An otherwise empty classic board with ``(row, col, colour)`` chips."""
+    grid = [["empty"] * 10 for _ in range(10)]
+    for r, c in ((0, 0), (0, 9), (9, 0), (9, 9)):
+        grid[r][c] = "free"
+    for r, c, colour in cells:
+        grid[r][c] = colour
+    return grid
+
+
+class ScriptTracker:
+    """Commits ``boards[i]`` on frame ``i`` (None: nothing committed on that frame)."""
+
+    def __init__(self, boards: list[list[list[str]] | None]) -> None:
+        self.boards = boards
+
+    def update(self, frame: np.ndarray, *, t: float, index: int) -> FakeUpdate:
+        return FakeUpdate(index, t, "live", self.boards[index], CORNERS, None)
+
+
+def play_script(boards: list[list[list[str]] | None]) -> list:
+    """Feed scripted commits through a pipeline into a real engine game; its events."""
+    from engine import Game
+
+    game = Game(["blue", "green"])
+    events: list = []
+
+    def on_board(labels: list[list[str]], index: int, t: float) -> list:
+        out = game.observe(labels)
+        events.extend(out)
+        return out
+
+    frames = iter([(i, picture(0)) for i in range(len(boards))])
+    Pipeline(OrderedSource(frames, fps=15, description="script"), ScriptTracker(boards), on_board=on_board).run()
+    return events
+
+
+def test_after_chips_at_once_the_engine_hears_the_next_moves() -> None:
+    events = play_script([
+        chips(),
+        chips((2, 2, "blue"), (5, 5, "blue")),  # refused: two at once (a misread, or a fast table)
+        chips((2, 2, "blue"), (5, 5, "blue"), (3, 3, "blue")),
+        chips((2, 2, "blue"), (5, 5, "blue"), (3, 3, "blue"), (4, 4, "green")),
+    ])
+    kinds = [(e.type, e.alert, e.cell) for e in events]
+    assert kinds[0][:2] == ("alert", "multiple_placed")
+    assert ("placed", None, (3, 3)) in kinds and ("placed", None, (4, 4)) in kinds
+    assert not any(e.type == "placed" and e.cell in ((2, 2), (5, 5)) for e in events)
+
+
+def test_a_disputed_cell_that_changes_again_reaches_the_engine() -> None:
+    events = play_script([
+        chips(),
+        chips((2, 2, "blue"), (5, 5, "green")),
+        chips((2, 2, "blue")),  # (5, 5) changed again: emptied, which the engine already agrees with
+        chips((2, 2, "blue"), (5, 5, "blue")),  # (5, 5) changed again: a placement now
+    ])
+    placed = [e.cell for e in events if e.type == "placed"]
+    assert placed == [(5, 5)]
+
+
+def test_a_first_board_of_several_chips_does_not_deafen_the_game() -> None:
+    events = play_script([chips((1, 1, "blue"), (1, 2, "green")), None, chips((1, 1, "blue"), (1, 2, "green"),
+                                                                            (7, 7, "blue"))])
+    assert [e.cell for e in events if e.type == "placed"] == [(7, 7)]
+
+
 # ----------------------------------------------------------------------------- a real game, a real tracker
 
 
