@@ -273,6 +273,18 @@ def test_bump_moves_no_chips_and_relocks() -> None:
     assert [u.committed for u in commits(more)] == [expected(table)]
 
 
+def test_chip_placed_just_before_a_bump_is_still_committed() -> None:
+    table = Table(chips={(1, 1): "blue", (8, 8): "green"}, seed=15)
+    tracker, ups = started(table)
+    table.chips[(4, 6)] = "red"
+    frames = [table.frame() for _ in range(2)]  # the hand has just left: not yet committed
+    table.shift, table.rotate_deg = (4.0, -3.0), 1.5
+    frames += [table.frame() for _ in range(25)]
+    out = run(tracker, iter(frames), start=len(ups))
+    assert any(u.relocked for u in out)
+    assert [u.committed for u in commits(out)] == [expected(table)]
+
+
 def test_lamp_switched_on_moves_no_chips() -> None:
     table = Table(chips={(2, 2): "green", (7, 7): "blue"}, seed=6)
     tracker, ups = started(table)
@@ -338,6 +350,77 @@ def test_white_chip_read_as_empty_is_not_a_removal() -> None:
     more = run(tracker, (table.frame() for _ in range(30)), start=len(ups) + 8)
     assert commits(more) == []
     assert more[-1].state == "live"
+
+
+class EmptyLookReader:
+    """``CentreColourReader`` against the empty board seen through whatever grid it is given."""
+
+    def __init__(self, empty_frame: np.ndarray) -> None:
+        self.empty_frame = empty_frame
+
+    def read(self, frame: np.ndarray, corners: np.ndarray) -> SimpleNamespace:
+        return CentreColourReader(self.empty_frame, corners).read(frame, corners)
+
+
+def misfit_tracker(table: Table, finds: list[np.ndarray]) -> BoardTracker:
+    """A tracker whose automatic locator gives ``finds`` in turn (the last one from then on)."""
+    empty = Table(new_game=True, seed=99)
+    tracker = BoardTracker(edition="classic", reader=EmptyLookReader(empty.frame()))
+    answers = list(finds)
+    tracker._locate = lambda frame: answers.pop(0) if len(answers) > 1 else answers[0]  # type: ignore[method-assign]
+    return tracker
+
+
+def test_a_misfit_grid_is_re_found_when_a_chip_straddles_two_cells() -> None:
+    table = Table(new_game=True, seed=12)
+    true = table.corners()
+    off = true + (true[1] - true[0]) / (2 * SIZE)  # half a cell to the right
+    tracker = misfit_tracker(table, [off, true])
+    ups = run(tracker, (table.frame() for _ in range(12)))
+    assert [u.committed for u in commits(ups)] == [expected(table)]
+    table.chips[(4, 4)] = "blue"
+    out = run(tracker, (table.frame() for _ in range(80)), start=len(ups))
+    assert commits(out) == [] and "calibrate" in out[-1].message  # one check is no proof
+    table.chips[(5, 2)] = "green"
+    out += run(tracker, (table.frame() for _ in range(45)), start=len(ups) + 80)
+    assert [u.committed for u in commits(out)] == [expected(table)]  # both moves, read afresh
+    assert np.abs(out[-1].corners - true).max() < 0.5
+
+
+def test_a_misfit_grid_is_kept_when_the_board_is_found_at_the_same_place() -> None:
+    table = Table(new_game=True, seed=13)
+    true = table.corners()
+    off = true + (true[1] - true[0]) / (2 * SIZE)
+    tracker = misfit_tracker(table, [off])
+    ups = run(tracker, (table.frame() for _ in range(12)))
+    table.chips[(4, 4)] = "blue"
+    out = run(tracker, (table.frame() for _ in range(45)), start=len(ups))
+    assert commits(out) == []  # nothing guessed ...
+    assert "calibrate" in out[-1].message  # ... and the doubt is said
+
+
+class StrayReader(EmptyLookReader):
+    """Always reads cell (5, 1) as a white chip: a lone misreading on the first board."""
+
+    def read(self, frame: np.ndarray, corners: np.ndarray) -> SimpleNamespace:
+        out = super().read(frame, corners)
+        out.labels[5][1] = "flipped"
+        return out
+
+
+def test_a_lone_misreading_on_the_first_board_stays_empty_through_moves_beside_it() -> None:
+    table = Table(new_game=True, seed=14)
+    tracker = BoardTracker(edition="classic", corners=table.corners(),
+                           reader=StrayReader(Table(new_game=True, seed=99).frame()))
+    ups = run(tracker, (table.frame() for _ in range(12)))
+    assert [u.committed for u in commits(ups)] == [expected(table)]  # taken as an empty new game
+    table.chips[(5, 2)] = "green"
+    out = run(tracker, (table.frame() for _ in range(10)), start=len(ups))
+    table.chips[(6, 1)] = "blue"
+    out += run(tracker, (table.frame() for _ in range(10)), start=len(ups) + 10)
+    assert [u.committed for u in commits(out)][-1] == expected(table)
+    assert all(u.committed[5][1] == "empty" for u in commits(out))
+    assert out[-1].labels[5][1] == "empty"
 
 
 def test_no_board_state_when_the_view_is_blank() -> None:

@@ -16,9 +16,22 @@ was last committed (*change*). Then:
 - A change across most cells at once is a bump or a lamp, never moves: the tracker waits for
   the board to be still, aligns the rectified board to the background (ECC); a moved board
   is re-locked (falling back to the empty-board reference and then to locating from scratch),
-  an unmoved one re-normalised. Slow drift is caught by phase correlation while still.
+  an unmoved one re-normalised. Slow drift is caught by phase correlation while still. The
+  new view becomes the background, but a cell or two that had changed and were not yet
+  committed when it began (a chip put down just before the bump) stay *pending* for a while:
+  they are read and committed as usual, instead of vanishing into the new background.
 - Brightness flicker divides out (per-channel gain against the background), and cells far
   below the change threshold slowly follow the light.
+- A lock found automatically can be a misfit (the grid half a cell off): then a chip straddles
+  empty cells and changes two of them, none of which reads as a chip. On that evidence the
+  tracker locates the board again (at most every ``fit_recheck_seconds``) and takes the new
+  grid only if two such checks in a row find it and it explains the change better: at most
+  half as many changed cells since the last commit, none touching another, each read surely
+  as a chip. It then compares the frame of the last commit with the present under the new
+  grid, so the moves made meanwhile are read and committed as usual. Otherwise the lock is
+  kept and the message says the grid may be off (for ``fit_doubt_seconds`` after the last
+  such evidence); meanwhile changes over touching cells are not committed (one chip seen
+  twice?), single cells are; nothing is guessed.
 
 States: ``searching`` (no grid yet), ``live``, ``occluded`` (some cells unknown),
 ``relocking`` (after a global change), ``no_board`` (nothing readable for a while).
@@ -119,6 +132,16 @@ class TrackConfig:
     """How fast unchanged cells follow slow light changes (per frame)."""
     adapt_below: float = 0.5
     """Cells whose change is below this fraction of ``change_threshold`` adapt."""
+    max_pending_cells: int = 2
+    """At most this many changed cells stay pending across a re-lock (more is the bump or drift itself)."""
+    pending_seconds: float = 2.0
+    """A pending cell not committed within this is given up (its reading was never sure)."""
+    fit_recheck_seconds: float = 5.0
+    """A lock found automatically is re-checked at most this often, and only on doubt (see above)."""
+    fit_min_shift_cells: float = 0.25
+    """A re-located grid whose corners moved less than this (cells) is the same fit."""
+    fit_doubt_seconds: float = 30.0
+    """How long the message keeps saying the grid may be off after the last evidence of it."""
     search_every_seconds: float = 0.5
     """How often to run full localisation while no grid is locked (it costs ~100 ms)."""
     lost_after_seconds: float = 2.0
@@ -191,8 +214,13 @@ class BoardTracker:
         self.reference = reference
         self._given = None if corners is None else np.asarray(corners, dtype=np.float32).reshape(4, 2)
         self._reader: Any = reader
+        self._own_reader = reader is None
+        self._fit_checked_at = -math.inf
+        self._fit_doubt_until = -math.inf
+        self._fit_candidate: np.ndarray | None = None
         self._rectifier: Rectifier | None = None
         self._index = -1
+        self._t = 0.0
         self._last_search = -math.inf
         self._unreadable_since: float | None = None
         self.committed: np.ndarray | None = None
@@ -209,6 +237,7 @@ class BoardTracker:
         """Process one frame (``(H, W, 3)`` uint8 BGR) taken at ``t`` seconds; see ``TrackUpdate``."""
         self._index = self._index + 1 if index is None else int(index)
         t = time.monotonic() if t is None else float(t)
+        self._t = t
         if self._rectifier is not None and frame.shape[:2] != self._frame_shape:
             log.info("frame size changed to %s; locating the board again", frame.shape[:2])
             self._drop_lock()
@@ -235,6 +264,9 @@ class BoardTracker:
         self._empty_co: np.ndarray | None = None
         self._has_empty = np.zeros(shape, dtype=bool)
         self._clear_since = np.full(shape, np.nan)
+        self._changed = np.zeros(shape, dtype=bool)
+        self._pending = np.zeros(shape, dtype=bool)
+        self._pending_until = -math.inf
         self._cand_label = np.full(shape, "", dtype=object)
         self._cand_since = np.full(shape, np.nan)
         self._cand_frames = np.zeros(shape, dtype=int)
@@ -374,15 +406,27 @@ class BoardTracker:
                         int(chips.sum()), _cells_of(chips, labels))
             labels[chips] = "empty"
         self.committed = labels.copy()
-        self._rebaseline(frame, rect)
+        self._rebaseline(frame, rect, keep_pending=False)
         self._unreadable_since = None
         self._remember_empty_board(frame, labels)
         log.info("first board committed at frame %d", self._index)
         return self._update(t, "live", committed=_grid(labels), labels=labels,
                             unknown=np.zeros((SIZE, SIZE), dtype=bool))
 
-    def _rebaseline(self, frame: np.ndarray, rect: np.ndarray) -> None:
-        """The current view becomes the background (after a commit of all, a relight or re-lock)."""
+    def _rebaseline(self, frame: np.ndarray, rect: np.ndarray, *, keep_pending: bool = True) -> None:
+        """The current view becomes the background (after the first board, a relight or re-lock).
+
+        With ``keep_pending``, cells changed but not committed before (``_changed``, the last
+        ordinary frame's) stay pending: the new background hides their change, not their move.
+        """
+        pending = self._pending | self._changed
+        if not keep_pending or pending.sum() > self.config.max_pending_cells:
+            pending = np.zeros_like(pending)
+        self._pending, self._changed = pending, np.zeros_like(self._changed)
+        if pending.any():
+            self._pending_until = self._t + self.config.pending_seconds
+            log.info("frame %d: cells %s changed before the new view; reading them again",
+                     self._index, _cells_of(pending))
         self._set_background(rect.copy())
         assert self._bg_co is not None
         self._bg_skin = skin_mask(self._bg_co, self.config.motion)
@@ -447,14 +491,20 @@ class BoardTracker:
                     return self._update(t, "live", labels=self.committed, relocked=True,
                                         unknown=np.zeros((SIZE, SIZE), dtype=bool), message="re-locked")
 
+        # a bump's first frames move, a sleeve covers many cells: those are no moves
+        self._changed = changed & ~moving & ~large_regions(changed, cfg.max_change_region)
+        if self._pending.any() and t > self._pending_until:
+            log.info("frame %d: pending cells %s were never read surely; given up", self._index,
+                     _cells_of(self._pending))
+            self._pending[:] = False
         unknown = (
             dilate_cells(seeds, cfg.occlusion_grow)
-            | regions_touching(changed, seeds)
+            | regions_touching(changed | self._pending, seeds)
             | large_regions(changed, cfg.max_change_region)
         )
         self._clear_since[unknown] = np.nan
         self._clear_since[~unknown & np.isnan(self._clear_since)] = t
-        candidates = changed & ~unknown
+        candidates = (changed | self._pending) & ~unknown
         committed = self._consider(frame, norm, co / gain, candidates, t)
         self._cand_since[~candidates] = np.nan
         self._cand_read[~candidates] = np.nan
@@ -466,7 +516,9 @@ class BoardTracker:
         unread = candidates & np.isnan(self._cand_read)
         labels[unread] = UNKNOWN
         state = "occluded" if unknown.any() else "live"
-        return self._update(t, state, committed=committed, labels=labels, unknown=unknown | unread)
+        doubt = "the grid may not fit the board: check the camera view or calibrate"
+        return self._update(t, state, committed=committed, labels=labels, unknown=unknown | unread,
+                            message=doubt if t < self._fit_doubt_until else "")
 
     def _consider(
         self, frame: np.ndarray, norm: np.ndarray, co_norm: np.ndarray, candidates: np.ndarray, t: float
@@ -507,6 +559,8 @@ class BoardTracker:
             ready &= ~doubtful
             # Long doubtful: a look the reader cannot name (a white chip read as empty): keep the label.
             stale = doubtful & (stable_for >= cfg.patient_seconds)
+            if stale.any() and self._misfit(frame, stale, t):
+                return None
             if stale.any():
                 log.info("frame %d: cells %s changed but do not look empty; keeping their labels",
                          self._index, _cells_of(stale))
@@ -519,6 +573,16 @@ class BoardTracker:
         waiting = candidates & ~ready
         blocked = regions_touching(candidates, waiting) if waiting.any() else np.zeros_like(ready)
         ready &= ~blocked
+        if t < self._fit_doubt_until and (region_sizes(ready) > 1).any():
+            # The grid may be off: a change over touching cells may be one chip seen twice. Keep the labels.
+            several = ready & (region_sizes(ready) > 1)
+            log.info("frame %d: the grid may be off; not committing %s, which touch each other",
+                     self._index, _cells_of(several, self._cand_label))
+            self._absorb(norm, several)
+            self._cand_since[several] = np.nan
+            self._cand_read[several] = np.nan
+            self._cand_frames[several] = 0
+            ready &= ~several
         if not ready.any():
             return None
         self._absorb(norm, ready)
@@ -569,6 +633,7 @@ class BoardTracker:
         norm_co = rf.coarse(norm)
         self._bg_co = self._bg_co * (1 - mc) + norm_co * mc
         self._bg_skin = np.where(mc[..., 0] > 0, skin_mask(norm_co, self.config.motion), self._bg_skin)
+        self._pending &= ~cells
 
     def _adapt(self, co_norm: np.ndarray, change: np.ndarray, unknown: np.ndarray) -> None:
         """Cells far below the change threshold follow slow light changes (coarse background only:
@@ -580,6 +645,84 @@ class BoardTracker:
         assert self._bg_co is not None
         m = self._pixel_mask(quiet, coarse=True) * cfg.adapt_rate
         self._bg_co = self._bg_co + (co_norm - self._bg_co) * m
+
+    # -- checking an automatic fit ---------------------------------------------------------------
+
+    def _misfit(self, frame: np.ndarray, stale: np.ndarray, t: float) -> bool:
+        """Empty cells that changed but read as no chip: if they straddle (two or more touching),
+        the grid may be off; locate again and re-lock if that fits better. True once re-locked.
+
+        (A white chip read as empty on a cell holding a chip is a Jumbo flip, no evidence.)"""
+        cfg = self.config
+        assert self.committed is not None
+        straddle = stale & (self.committed == "empty")
+        if self._given is not None or self._last_still_frame is None or region_sizes(straddle).max() < 2:
+            return False
+        self._fit_doubt_until = t + cfg.fit_doubt_seconds
+        if t - self._fit_checked_at < cfg.fit_recheck_seconds:
+            return False
+        self._fit_checked_at = t
+        corners = self._locate(frame)
+        rf = self._rectifier
+        assert rf is not None
+        if corners is None:
+            return False
+        cell_px = float(np.linalg.norm(rf.corners - np.roll(rf.corners, -1, axis=0), axis=1).mean()) / SIZE
+        moved = float(np.linalg.norm(corners - rf.corners, axis=1).max()) / cell_px
+        if moved < cfg.fit_min_shift_cells:
+            log.info("frame %d: cells %s straddle cells, but the board is found at the same place",
+                     self._index, _cells_of(stale))
+            self._fit_candidate = None
+            return False
+        candidate, self._fit_candidate = self._fit_candidate, corners
+        if candidate is None or float(np.linalg.norm(corners - candidate, axis=1).max()) / cell_px >= (
+                cfg.fit_min_shift_cells):
+            log.info("frame %d: the board is found %.2f cells away; waiting for the next check to agree",
+                     self._index, moved)
+            return False
+        old, n_old = rf.corners.copy(), int(self._changes_since_commit(frame).sum())
+        reader = self._reader
+        if self._own_reader:
+            self._reader = None  # the empty-board reference learnt under the old grid would mislead
+        self._lock(corners, frame)
+        changed = self._changes_since_commit(frame)
+        labels, conf = self._read(frame) if changed.any() else (None, None)
+        chips = labels is not None and bool(
+            (~np.isin(labels[changed], ("empty", "free")) & (conf[changed] >= cfg.min_confidence)).all())
+        isolated = region_sizes(changed).max() <= 1
+        if not (0 < 2 * changed.sum() <= n_old and isolated and chips):
+            log.info("frame %d: a grid %.2f cells away does not fit better (%d -> %d changed cells); keeping the lock",
+                     self._index, moved, n_old, int(changed.sum()))
+            self._lock(old, frame)
+            self._reader = reader
+            return False
+        log.warning("frame %d: the grid was %.2f cells off; re-locked (%d -> %d changed cells since the last commit)",
+                    self._index, moved, n_old, int(changed.sum()))
+        self._refit(frame)
+        return True
+
+    def _changes_since_commit(self, frame: np.ndarray) -> np.ndarray:
+        """``(10, 10)`` bool: cells that look different now than in the frame of the last commit
+        (under the current lock; gain-normalised like the background)."""
+        rf = self._rectifier
+        assert rf is not None and self._last_still_frame is not None
+        then, now = rf.coarse(rf.rectify(self._last_still_frame)), rf.coarse(rf.rectify(frame))
+        gain = relative_gain(now, then, rf, inner=self.config.motion.inner_fraction)
+        return self._structure(now / gain, then) > self.config.change_threshold
+
+    def _refit(self, frame: np.ndarray) -> None:
+        """After a re-lock to a better grid: the last commit's frame is the background (so what
+        changed since is read as usual), and what was learnt under the old grid is dropped."""
+        assert self._rectifier is not None and self._last_still_frame is not None and self.committed is not None
+        still = self._last_still_frame
+        self._rebaseline(still, self._rectifier.rectify(still), keep_pending=False)
+        self._prev = self._rectifier.coarse(self._rectifier.rectify(frame))
+        self._fit_doubt_until = -math.inf
+        self._fit_candidate = None
+        self._empty_co = None
+        self._has_empty[:] = False
+        if self._own_reader:
+            self._remember_empty_board(still, self.committed)
 
     # -- bumps, drift, light --------------------------------------------------------------------
 
