@@ -1,20 +1,24 @@
 """Find the 10x10 card grid in a frame with no help: its four outer corners, sub-cell accurate.
 
-The printed grid is a lattice: 11 straight lines in each of two directions (the gaps and edges
-of the card pictures), equally spaced on the board. The search exploits exactly that, and
-nothing about our renderer:
+Two kinds of evidence, both properties of every real board and not of our renderer:
 
-1. Line segments (LSD) at a reduced resolution.
-2. Two vanishing points by RANSAC over pairs of segments: the two families of grid lines.
-3. The horizon (the line through both vanishing points) and the family directions give an
-   affine rectification in which grid lines are axis-aligned and *equally spaced*; a comb of 11
-   teeth is fitted to the segment positions along each axis (period, phase and which 11).
-4. Refinement at full resolution: along every grid line the image is sampled across the line,
-   the line position found to sub-pixel, and a homography fitted robustly to all of them.
-5. A score from how many sampled points sit on the lattice, so a false board is rejected.
+* the *lattice*: 11 straight, equally spaced lines each way (card gaps and borders), found
+  from the outline of the card area, combs fitted inside it, or line segments and their
+  vanishing points, and registered by the gaps (sub-pixel when resolved) or a local search;
+* the *layout*: every card is printed red or black (``engine.layout.INK_MAP``), a pattern
+  unlike itself under any shift or turn.
 
-Chips, hands and clutter only remove or add segments and samples; every fit is robust
-(RANSAC, weighted medians), so occluders degrade the evidence rather than break the fit.
+The search runs in stages, cheapest first (outlines; grids fitted inside them; the segment
+lattice) and stops once a placement passes the test. Each rough candidate is placed by a quick
+ink read a few cells each way; candidates from the board agree on a placement, so placements
+are ranked by their summed evidence, and the leaders are registered on the lattice.
+
+The test is statistical: the correlation of the cells' red-versus-black ink with the layout,
+times the square root of the number of inked cells, is about N(0, 1) for print unrelated to
+the board. A placement is the board when that z-score clears ``min_z`` (wrong placements
+measured stay below it over all the candidates, shifts and turns tried) *and* beats every
+other whole-cell placement and turn by ``min_z_margin`` (a lattice one card off reads the
+suits' runs almost as well). Chips, hands and clutter only hide cells; the fits are robust.
 """
 
 from __future__ import annotations
