@@ -149,6 +149,9 @@ class LocateConfig:
     white_blur_px: float = 0.7
     align_steps_cells: tuple[float, ...] = (0.2, 0.1, 0.05)
     """Step sizes (in cells) of the local lattice search, coarse to fine."""
+    finish_refine_iterations: int = 3
+    finish_along_samples: int = 7
+    """The final gap fit samples more densely than the ones used while searching."""
     finish_align_steps_cells: tuple[float, ...] = (0.1, 0.05, 0.025)
     finish_align_rounds: int = 8
     finish_align_samples: int = 24
@@ -333,11 +336,15 @@ def _finish(frame, gray, white, match: InkMatch, config: LocateConfig) -> InkMat
     A placement moved by whole cells extrapolates the lattice it was registered with; the
     gaps measured around it give the corners directly, kept while the ink still agrees.
     """
-    gaps, support = _gap_fit(gray, match.corners, config)
+    # The final fit samples the gaps as densely as the first locator did (the search is lighter).
+    dense = replace(
+        config, refine_iterations=config.finish_refine_iterations, along_samples=config.finish_along_samples
+    )
+    gaps, support = _gap_fit(gray, match.corners, dense)
     if gaps is None and support >= config.gap_retry_support and config.use_align:
         # The gaps are there but the placement is too far off for them: the lattice search first.
         aligned, _ = align_lattice(white, match.corners, config)
-        gaps, _ = _gap_fit(gray, aligned, config)
+        gaps, _ = _gap_fit(gray, aligned, dense)
     slack = config.refine_z_slack
     if gaps is None and not config.use_align:
         return match
