@@ -141,6 +141,8 @@ class LocateConfig:
         )
     )
     """The same, at a low resolution, for the quick placement of rough candidates."""
+    vote_others: float = 0.25
+    """Weight of a placement's other candidates in its vote, relative to its strongest."""
     vote_cells: float = 0.5
     """Quick placements whose corners agree within this many cells vote together."""
     rank_reach: int = 2
@@ -402,7 +404,9 @@ def _search(frame, gray, white, candidates: list, config: LocateConfig) -> InkMa
                 break
         else:
             clusters.append([i])
-    clusters.sort(key=lambda cl: -sum(quick[i].z for i in cl))
+    # The strongest read of a placement counts fully, the other candidates on it a little
+    # (many weak duplicates must not outvote one candidate that reads the layout clearly).
+    clusters.sort(key=lambda cl: -_vote(sorted((quick[i].z for i in cl), reverse=True), config))
     best = None
     size = (frame.shape[1], frame.shape[0])
     for cluster in clusters[: config.refine_top]:
@@ -416,6 +420,11 @@ def _search(frame, gray, white, candidates: list, config: LocateConfig) -> InkMa
         if _accepted(best, config):
             break  # the stages decide whether a weak pass is worth more search
     return best
+
+
+def _vote(zs: list[float], config: LocateConfig) -> float:
+    """A placement's evidence from the quick z-scores of the candidates on it, strongest first."""
+    return zs[0] + config.vote_others * sum(zs[1:])
 
 
 def _plausible(corners: np.ndarray, size: tuple[int, int], config: LocateConfig, *, aspect: bool = True) -> bool:
