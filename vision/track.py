@@ -49,6 +49,7 @@ import numpy as np
 
 from engine.labels import Label
 from engine.layout import EDITIONS, SIZE
+from vision.geometry import guess_edition
 from vision.motion import (
     MotionConfig,
     Rectifier,
@@ -294,7 +295,8 @@ class BoardTracker:
     def _acquire(self, frame: np.ndarray, t: float) -> bool:
         """Lock onto the given corners, or locate the board (throttled); True once locked."""
         if self._given is not None:
-            self.edition = self.edition or "classic"
+            # Given corners tell the grid's shape: the Jumbo mat's cells are wider than tall.
+            self.edition = self.edition or guess_edition(self._given, (frame.shape[1], frame.shape[0]))[0]
             self._lock(self._given, frame)
             return True
         if t - self._last_search < self.config.search_every_seconds:
