@@ -42,7 +42,7 @@ from vision.geometry import (
     metric_aspect,
     order_as_seen,
 )
-from vision.orient import OrientConfig, cell_redness, orient_grid, pattern_z
+from vision.orient import OrientConfig, cell_redness, pattern_z
 
 log = logging.getLogger(__name__)
 
@@ -186,8 +186,6 @@ class LocateConfig:
     """The gaps are fitted again after the lattice search only if the first fit found this much support."""
     refine_z_slack: float = 0.5
     """A finer registration is kept unless a rougher one shows the layout this much more strongly."""
-    refine_tolerance: float = 0.05
-    """Keep an edge refinement unless it lowers the ink match by more than this."""
     lattice_keep: int = 1
     max_side_ratio: float = 3.0
     """Perspective never makes one side of the grid this many times its opposite."""
@@ -537,19 +535,6 @@ def _best_by_lattice(gray: np.ndarray, candidates: list, edition: str | None, co
 def _moved_cells(a: np.ndarray, b: np.ndarray) -> float:
     """Largest corner move between two corner sets, in cells (a tenth of the mean side)."""
     return float(np.linalg.norm(np.asarray(a) - np.asarray(b), axis=1).max() / (grid_diagonal(b) / 14.14))
-
-
-def ink_score(frame: np.ndarray, corners: np.ndarray, config: LocateConfig, *, coarse: bool = False) -> float:
-    """Margin of the best of four turns over the second in matching the printed red/black pattern."""
-    try:
-        ink = config.ink_coarse if coarse else config.ink
-        o = orient_grid(frame, np.asarray(corners, np.float32), edition="classic", config=ink)
-    except ValueError:
-        return -1.0
-    # The layout's pattern is unlike itself under a turn, so the true grid wins by a margin;
-    # texture that only happens to be reddish in places scores alike for all four turns.
-    best, second = sorted(o.scores, reverse=True)[:2]
-    return float(best - second)
 
 
 def find_segments(gray: np.ndarray, config: LocateConfig) -> np.ndarray:
