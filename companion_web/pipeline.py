@@ -13,9 +13,12 @@ The engine refuses a commit that changes several chips at once (an alert such as
 placed at once": usually a misread, sometimes a fast table) and would then diff every later
 board against its own position, so each later move would join that alert and the game would
 go deaf. The pipeline resynchronises instead: the cells of such an alert are *disputed*; later
-boards carry the label the engine last agreed to there, until the tracker sees that cell change
-again. The rest of the board (every later move) reaches the engine as usual; the alert stays in
-the log for a person to correct those cells on the tablet; nothing is guessed.
+boards carry the label the engine last agreed to there, until the tracker sees that cell
+emptied or back at that label (a disputed chip read as another colour is the same doubt). The
+rest of the board (every later move) reaches the engine as usual; the alert stays in the log
+for a person to correct those cells on the tablet; nothing is guessed. A refused *first* board
+is not resynchronised: the view disagrees with the game from the start (a grid a cell off, or
+a game already under way), so the alert stands until a person sets the board right.
 
 Status changes (``CameraStatus``) go to ``on_status`` only when state or detail change. When
 the source starts a different game (``Frame.segment`` changes: the simulated table looping to
@@ -129,6 +132,7 @@ class Pipeline:
         self._raw: Board | None = None
         self._fed: Board | None = None
         self._disputed: dict[tuple[int, int], str] = {}
+        self._first_refused = False
         self.frames_seen = 0
         self.frames_tracked = 0
         self.boards_committed = 0
@@ -318,16 +322,17 @@ class Pipeline:
         """A new tracker or game: nothing is disputed, nothing was fed."""
         self._raw = self._fed = None
         self._disputed = {}
+        self._first_refused = False
 
     def _agreed(self, committed: Board) -> Board:
-        """``committed`` with each disputed cell at the label the engine last agreed to, unless
-        the tracker saw that cell change again (then its new reading goes through)."""
+        """``committed`` with each disputed cell at the label the engine last agreed to, unless the
+        tracker now sees it empty or at that label (then the dispute is over and its reading goes through)."""
         before, self._raw = self._raw, committed
         if not self._disputed:
             return committed
         board = [list(row) for row in committed]
         for (r, c), label in list(self._disputed.items()):
-            if before is not None and committed[r][c] != before[r][c]:
+            if before is not None and committed[r][c] != before[r][c] and committed[r][c] in ("empty", label):
                 del self._disputed[(r, c)]
             else:
                 board[r][c] = label
@@ -337,19 +342,21 @@ class Pipeline:
         """Cells of an alert that refused the whole commit become disputed (see the module docstring).
 
         The engine called them placements because its board had no chip there (agreed: ``empty``),
-        removals because it had one (agreed: the label fed before, when there was one).
+        removals because it had one (agreed: the label fed before).
         """
         fed, self._fed = self._fed, [list(row) for row in board]
         for event in events:
             code = getattr(event, "alert", None)
             if code not in DISPUTE_ALERTS:
                 continue
+            if fed is None or self._first_refused:
+                self._first_refused = True  # the first board was refused: see the module docstring
+                continue
             cells = [(int(r), int(c)) for r, c in getattr(event, "cells", ()) or ()]
             for r, c in cells:
-                agreed = "empty" if code == "multiple_placed" else None if fed is None else fed[r][c]
-                if agreed is not None:
-                    self._disputed[(r, c)] = agreed
-                    self._fed[r][c] = agreed
+                agreed = "empty" if code == "multiple_placed" else fed[r][c]
+                self._disputed[(r, c)] = agreed
+                self._fed[r][c] = agreed
             logger.warning("camera: the engine refused %s at once; those cells are disputed until they change"
                            " again or are corrected", cells)
 

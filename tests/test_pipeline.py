@@ -351,10 +351,21 @@ def test_a_disputed_cell_that_changes_again_reaches_the_engine() -> None:
     assert placed == [(5, 5)]
 
 
-def test_a_first_board_of_several_chips_does_not_deafen_the_game() -> None:
-    events = play_script([chips((1, 1, "blue"), (1, 2, "green")), None, chips((1, 1, "blue"), (1, 2, "green"),
-                                                                            (7, 7, "blue"))])
+def test_a_disputed_chip_read_as_another_colour_stays_disputed() -> None:
+    events = play_script([
+        chips(),
+        chips((2, 2, "blue"), (5, 5, "green")),
+        chips((2, 2, "blue"), (5, 5, "red")),  # the same doubtful chip, read otherwise: no placement
+        chips((2, 2, "blue"), (5, 5, "red"), (7, 7, "blue")),
+    ])
     assert [e.cell for e in events if e.type == "placed"] == [(7, 7)]
+
+
+def test_a_refused_first_board_is_left_for_a_person_to_set_right() -> None:
+    first = chips((1, 1, "blue"), (1, 2, "green"))
+    events = play_script([first, None, chips((1, 1, "blue"), (1, 2, "green"), (7, 7, "blue")),
+                          chips((1, 1, "blue"), (1, 2, "green"), (7, 7, "blue"), (8, 8, "green"))])
+    assert {e.alert for e in events} == {"multiple_placed"}  # never a guessed move
 
 
 # ----------------------------------------------------------------------------- a real game, a real tracker
