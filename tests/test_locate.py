@@ -119,3 +119,15 @@ def test_corner_order_of_a_candidate_does_not_matter(scenes):
     mirrored = order_as_seen(scene.corners)[[0, 3, 2, 1]]
     match = _search(scene.frame, gray, white, [mirrored], LocateConfig())
     assert match is not None and match.z > LocateConfig().min_z
+
+
+def test_refine_corners_brings_a_few_pixels_off_back_onto_the_card_gaps():
+    from vision.locate import refine_corners
+
+    scene = render(random_spec(3004, edition="classic", difficulty="easy"))
+    off = scene.corners + np.array([[3.0, -2.0], [-2.5, 2.0], [2.0, 3.0], [-3.0, -2.5]], np.float32)
+    refined = refine_corners(scene.frame, off)
+    assert np.abs(refined - scene.corners).max() < 1.0 < np.abs(off - scene.corners).max()
+    # nothing to fit to (a blank frame): the corners come back unchanged
+    blank = np.full_like(scene.frame, 128)
+    assert np.array_equal(refine_corners(blank, off), off)

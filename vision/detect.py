@@ -189,7 +189,11 @@ def _place(
         except ValueError as exc:  # a reference with too little texture to match
             fit, reason = None, str(exc)
         if fit:
-            return _Placement(np.asarray(fit.corners, np.float32), ref_edition,
+            from vision.locate import refine_corners
+
+            with _timed(timings, "relocate"):
+                found = refine_corners(frame, np.asarray(fit.corners, np.float32))
+            return _Placement(found, ref_edition,
                               ref_place.orientation_confidence, "reference",
                               reference_corners=ref_place.corners)
         log.info("re-finding from the reference failed: %s", reason)

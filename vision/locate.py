@@ -255,6 +255,10 @@ def locate_grid(
             score=z,
         )
     best = _finish(frame, gray, white, best, config)
+    # The gap fit moves corners by less than its search each round: once more from where it ended.
+    again, _ = _gap_fit(gray, best.corners, config)
+    if again is not None:
+        best = replace(best, corners=again)
     if not _plausible(best.corners, (w, h), config):
         return GridFit.failed("no board: the best grid is not a plausible view of the board", score=best.z)
     if best.cells < config.min_ink_cells:
@@ -479,6 +483,16 @@ def _register(frame, gray, white, corners, config: LocateConfig) -> InkMatch:
     # strongly as the best (a rougher grid can score a little higher by chance).
     top = max(m.z for m in matches)
     return next(m for m in reversed(matches) if m.z >= top - config.refine_z_slack)
+
+
+def refine_corners(frame: np.ndarray, corners: np.ndarray, config: LocateConfig = LocateConfig()) -> np.ndarray:
+    """``corners`` (any order) moved onto the card-gap lattice near them, sub-pixel, when enough
+    gaps agree; else unchanged. For corners found another way (an empty-board reference's
+    feature match is a few pixels off, which the cell reader's comparisons cannot absorb)."""
+    frame = check_frame(frame)
+    gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    refined, _ = _gap_fit(gray, corners, config)
+    return np.asarray(corners if refined is None else refined, dtype=np.float32)
 
 
 def _gap_fit(gray: np.ndarray, corners: np.ndarray, config: LocateConfig) -> tuple[np.ndarray | None, float]:
