@@ -14,6 +14,7 @@ from vision.geometry import (
     corner_error,
     grid_homography,
     guess_edition,
+    line_homography,
     metric_aspect,
     order_as_seen,
     roll_corners,
@@ -97,3 +98,23 @@ def test_gridfit_is_falsy_with_a_reason():
     fail = GridFit.failed("no board: nothing here", score=0.1)
     assert not fail and fail.reason == "no board: nothing here" and fail.details["score"] == 0.1
     assert GridFit(SQUARE, 0.9, "classic")
+
+
+def test_line_homography_needs_only_the_distance_across_each_line():
+    """Samples on the true lines at arbitrary places along them, plus stray ones, give the grid."""
+    rng = np.random.default_rng(3)
+    truth = grid_homography(_project(1.0, 35.0, 20.0))
+    n = 300
+    vertical = rng.random(n) < 0.5
+    k = rng.integers(1, 10, n).astype(float)
+    along = rng.uniform(0, 10, n)  # where along the line: not known to the fit
+    grid = np.where(vertical[:, None], np.c_[k, along], np.c_[along, k])
+    img = apply_homography(truth, grid)
+    stray = rng.random(n) < 0.3  # print taken for a gap: a third of a cell off its line
+    img[stray] = apply_homography(truth, grid[stray] + np.where(vertical[stray, None], [0.3, 0], [0, 0.3]))
+    h = line_homography(k, vertical, img, threshold=0.05)
+    assert h is not None
+    fitted = apply_homography(h, GRID_CORNERS_UV)
+    assert np.abs(fitted - apply_homography(truth, GRID_CORNERS_UV)).max() < 0.05
+    # One family alone cannot fix the grid.
+    assert line_homography(k[vertical], vertical[vertical], img[vertical], threshold=0.05) is None

@@ -131,3 +131,17 @@ def test_refine_corners_brings_a_few_pixels_off_back_onto_the_card_gaps():
     # nothing to fit to (a blank frame): the corners come back unchanged
     blank = np.full_like(scene.frame, 128)
     assert np.array_equal(refine_corners(blank, off), off)
+
+
+def test_a_grid_bent_most_of_a_cell_at_one_corner_is_pulled_onto_the_gaps():
+    """A rough grid whose far corner is 0.6 cells off (a cup on it, a blurred edge) must come
+    back onto the card gaps: the gap fit measures only across each line, so the misplaced
+    along-positions of its samples do not bend the fit."""
+    from vision.locate import refine_corners
+
+    scene = render(random_spec(3006, edition="jumbo", difficulty="normal", chip_density=0.0))
+    cell = np.linalg.norm(scene.corners[1] - scene.corners[0]) / 10
+    bent = scene.corners.copy()
+    bent[2] += 0.45 * cell  # BR moved 0.64 cells along the diagonal
+    refined = refine_corners(scene.frame, bent)
+    assert np.linalg.norm(refined - scene.corners, axis=1).max() < 0.1 * cell

@@ -214,3 +214,55 @@ def guess_edition(corners: np.ndarray, image_size: tuple[int, int]) -> tuple[str
     folded = max(aspect, 1.0 / max(aspect, 1e-9))
     best = min(EDITIONS, key=lambda name: abs(np.log(folded / EDITIONS[name].grid_aspect)))
     return best, aspect
+
+
+def line_homography(
+    k: np.ndarray, vertical: np.ndarray, img_pts: np.ndarray, threshold: float, iterations: int = 100, seed: int = 0
+) -> np.ndarray | None:
+    """Grid-to-image homography from image points known to lie on grid lines, robustly.
+
+    Sample ``i`` lies on the grid line ``u = k[i]`` when ``vertical[i]`` and on ``v = k[i]``
+    otherwise; where *along* its line it lies is not known. A point-to-point fit would have to
+    assume it (and inherit the error of the rough grid the samples were taken with); here each
+    sample constrains only the distance across its line, which is what a gap measurement gives.
+    The image-to-grid map ``G`` is linear in these constraints (``G[0].p = k G[2].p``), so
+    RANSAC draws 4 samples of each family, solves by SVD (all draws at once), and refits on the
+    consensus. ``threshold`` is in cells (grid units). Returns ``(3, 3)`` float64 or None.
+    """
+    k = np.asarray(k, np.float64)
+    vertical = np.asarray(vertical, bool)
+    p = np.asarray(img_pts, np.float64).reshape(-1, 2)
+    iv, ih = np.flatnonzero(vertical), np.flatnonzero(~vertical)
+    if len(iv) < 4 or len(ih) < 4:
+        return None
+    mean = p.mean(axis=0)
+    scale = np.sqrt(2.0) / max(float(np.linalg.norm(p - mean, axis=1).mean()), 1e-9)
+    norm = np.array([[scale, 0, -scale * mean[0]], [0, scale, -scale * mean[1]], [0, 0, 1.0]])
+    ph = np.c_[(p - mean) * scale, np.ones(len(p))]
+    rows = np.zeros((len(p), 9))
+    rows[vertical, 0:3] = ph[vertical]
+    rows[~vertical, 3:6] = ph[~vertical]
+    rows[:, 6:9] = -k[:, None] * ph
+
+    def residual(g: np.ndarray) -> np.ndarray:  # (D, 9) -> (D, N) distance across the line, cells
+        q = np.einsum("dij,nj->dni", g.reshape(-1, 3, 3), ph)
+        w = np.where(np.abs(q[..., 2]) < 1e-12, 1e-12, q[..., 2])
+        return np.abs(np.where(vertical, q[..., 0], q[..., 1]) / w - k)
+
+    rng = np.random.default_rng(seed)
+    draws = np.concatenate([rng.choice(iv, (iterations, 4)), rng.choice(ih, (iterations, 4))], axis=1)
+    g = np.linalg.svd(rows[draws])[2][:, -1, :]
+    fits = residual(g) < threshold
+    inliers = fits[int(np.argmax(fits.sum(axis=1)))]
+    for _ in range(3):  # refit on the consensus; it may grow as the fit improves
+        if inliers[iv].sum() < 4 or inliers[ih].sum() < 4:
+            return None
+        g = np.linalg.svd(rows[inliers], full_matrices=False)[2][-1]
+        inliers = residual(g[None])[0] < threshold
+    try:
+        h = np.linalg.inv(g.reshape(3, 3) @ norm)
+    except np.linalg.LinAlgError:
+        return None
+    if not np.isfinite(h).all() or abs(h[2, 2]) < 1e-12:
+        return None
+    return h / h[2, 2]

@@ -39,6 +39,7 @@ from vision.geometry import (
     grid_diagonal,
     grid_homography,
     guess_edition,
+    line_homography,
     metric_aspect,
     order_as_seen,
 )
@@ -80,17 +81,23 @@ class LocateConfig:
     along_cells: float = 0.3
     """Each line sample averages the profile over this many cells either side along the line."""
     along_samples: int = 4
-    band_inner_cells: float = 0.08
+    gap_core_cells: float = 0.04
+    """Half-width of the gap itself, left out of the bright band beside it."""
+    band_inner_cells: float = 0.12
+    """The white card borders reach this far either side of a line."""
     band_outer_cells: float = 0.3
-    gap_side_cells: float = 0.05
-    band_weight: float = 1.0
+    gap_widths_cells: tuple[float, ...] = (0.03, 0.05, 0.08)
+    """Half-widths of the dark gap looked for (boards differ: a hairline, or a band of the board's grey)."""
+    band_weight: float = 0.5
     valley_weight: float = 1.0
     min_line_grey: float = 3.0
     min_line_frac: float = 0.1
     min_gap_points: int = 16
     min_cell_px: float = 4.0
     refine_ransac_cells: float = 0.05
-    """RANSAC threshold of the refining homography, in cells (converted to pixels)."""
+    """RANSAC threshold of the refining homography, in cells."""
+    min_fit_px: float = 1.0
+    """The fit and support thresholds never go below this many pixels (small, blurred boards)."""
     refine_ransac_iters: int = 100
     """RANSAC iterations of the refining homography (the rough grid already puts most samples on the
     right line, so a few dozen draws find the consensus; 500 cost 15 % of the locate time)."""
@@ -179,7 +186,7 @@ class LocateConfig:
     """A z-score this high ends the search of a stage early and counts as full confidence."""
     min_ink_cells: int = 50
     """Cells of the final grid that must show red or black print for the match to count."""
-    max_refine_move_cells: float = 0.6
+    max_refine_move_cells: float = 1.0
     gap_accept: float = 0.6
     """Gap-lattice support from which the gap fit is trusted for the final corners."""
     gap_retry_support: float = 0.25
@@ -832,11 +839,15 @@ def _fit_lattice(gray: np.ndarray, h: np.ndarray, search: float, config: LocateC
     grid_pts, img_pts, _, cell_px = measured
     if len(grid_pts) < config.min_gap_points:
         return None
-    thresh = max(config.refine_ransac_cells * cell_px, 0.5)
-    h_new, _ = cv2.findHomography(
-        grid_pts, img_pts, cv2.RANSAC, thresh, maxIters=config.refine_ransac_iters, confidence=0.995
-    )
-    return h_new
+    vertical = _on_vertical(grid_pts)
+    k = np.where(vertical, grid_pts[:, 0], grid_pts[:, 1])
+    thresh = max(config.refine_ransac_cells, config.min_fit_px / cell_px)
+    return line_homography(k, vertical, img_pts, thresh, config.refine_ransac_iters, config.seed)
+
+
+def _on_vertical(grid_pts: np.ndarray) -> np.ndarray:
+    """Which gap samples lie on a line ``u = k`` (the others on ``v = k``): their u is whole."""
+    return np.abs(grid_pts[:, 0] - np.round(grid_pts[:, 0])) < 1e-6
 
 
 def _lattice_support(gray: np.ndarray, h: np.ndarray, config: LocateConfig) -> float:
@@ -848,10 +859,10 @@ def _lattice_support(gray: np.ndarray, h: np.ndarray, config: LocateConfig) -> f
     if n_inside == 0:
         return 0.0
     err = np.linalg.norm(apply_homography(h, grid_pts) - img_pts, axis=1)
-    ok = err < config.inlier_cells * cell_px
+    ok = err < max(config.inlier_cells * cell_px, config.min_fit_px)
     # Both families must be there: a wood floor or a striped cloth gives only one.
     per_family = (SIZE - 1) * SIZE
-    across_u = np.abs(grid_pts[:, 0] - np.round(grid_pts[:, 0])) < 1e-6
+    across_u = _on_vertical(grid_pts)
     frac_u = float(np.sum(ok & across_u)) / per_family
     frac_v = float(np.sum(ok & ~across_u)) / per_family
     return min(1.0, min(frac_u, frac_v) / config.full_support)
@@ -899,7 +910,9 @@ def _measure_gaps(gray: np.ndarray, h: np.ndarray, search: float, config: Locate
     )
     flat = img.reshape(2 * n * config.along_samples, m, 2).astype(np.float32)
     prof = cv2.remap(gray, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    prof = prof.reshape(2 * n, config.along_samples, m).astype(np.float32).mean(axis=1)
+    # The brightest of the samples along the line: a gap is dark all along, a row of pips or
+    # a letter is not, so print next to a gap cannot outweigh it (a mean would let it).
+    prof = prof.reshape(2 * n, config.along_samples, m).astype(np.float32).max(axis=1)
     resp = _line_response(prof, step, config)
     lo, hi = half - round(search / step), half + round(search / step)
     win = resp[:, lo : hi + 1]
@@ -930,13 +943,16 @@ def _measure_gaps(gray: np.ndarray, h: np.ndarray, search: float, config: Locate
 def _line_response(prof: np.ndarray, step: float, config: LocateConfig) -> np.ndarray:
     """Per-sample evidence of a card boundary on ``(L, m)`` profiles (same shape back).
 
-    ``band``: mean over +-``band_inner_cells`` minus mean of the two flanks out to
-    ``band_outer_cells`` (white card borders around the line, content further in);
-    ``valley``: how much darker a sample is than both samples ``gap_side_cells`` away.
+    ``band``: how much brighter the card borders either side of the line (from
+    ``gap_core_cells`` to ``band_inner_cells``) are than the print further in (out to
+    ``band_outer_cells``), the weaker side counting, so only a line with a border on both
+    sides scores; it carries the fit where blur has erased the gap. ``valley``: how much
+    darker a sample is than both samples a gap half-width away, for the widest gap that fits.
     """
     m = prof.shape[1]
     cs = np.concatenate([np.zeros((len(prof), 1), np.float32), np.cumsum(prof, axis=1)], axis=1)
-    bi = max(1, round(config.band_inner_cells / step))
+    gi = max(1, round(config.gap_core_cells / step))
+    bi = max(gi + 1, round(config.band_inner_cells / step))
     bo = max(bi + 1, round(config.band_outer_cells / step))
     idx = np.arange(m)
 
@@ -945,13 +961,13 @@ def _line_response(prof: np.ndarray, step: float, config: LocateConfig) -> np.nd
         hi = np.clip(idx + b, 0, m)
         return (cs[:, hi] - cs[:, lo]) / np.maximum(hi - lo, 1)
 
-    inner = box(-bi, bi + 1)
-    flanks = 0.5 * (box(-bo, -bi) + box(bi + 1, bo + 1))
-    band = inner - flanks
-    d = max(1, round(config.gap_side_cells / step))
-    left = np.pad(prof, ((0, 0), (d, 0)), mode="edge")[:, :m]
-    right = np.pad(prof, ((0, 0), (0, d)), mode="edge")[:, d:]
-    valley = np.maximum(np.minimum(left, right) - prof, 0.0)
+    band = np.minimum(box(-bi, -gi) - box(-bo, -bi), box(gi + 1, bi + 1) - box(bi + 1, bo + 1))
+    valley = np.zeros_like(prof)
+    for half in config.gap_widths_cells:
+        d = max(1, round(half / step))
+        left = np.pad(prof, ((0, 0), (d, 0)), mode="edge")[:, :m]
+        right = np.pad(prof, ((0, 0), (0, d)), mode="edge")[:, d:]
+        valley = np.maximum(valley, np.minimum(left, right) - prof)
     return band * config.band_weight + valley * config.valley_weight
 
 
