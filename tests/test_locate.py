@@ -145,3 +145,30 @@ def test_a_grid_bent_most_of_a_cell_at_one_corner_is_pulled_onto_the_gaps():
     bent[2] += 0.45 * cell  # BR moved 0.64 cells along the diagonal
     refined = refine_corners(scene.frame, bent)
     assert np.linalg.norm(refined - scene.corners, axis=1).max() < 0.1 * cell
+
+
+@pytest.mark.parametrize("shift", [(1, 0), (0, -1), (2, 1)])
+def test_where_the_card_gaps_end_places_the_grid(scenes, shift):
+    """The layout's suits run along rows, so the ink tells a board from a cell off poorly;
+    the gaps end at the board's edge and say which whole-cell shift is the board."""
+    from vision.geometry import GRID_CORNERS_UV, apply_homography, grid_homography
+    from vision.locate import ink_match, lattice_extent
+
+    scene = scenes[(1, "jumbo")]
+    gray = cv2.cvtColor(scene.frame, cv2.COLOR_BGR2GRAY)
+    truth = order_as_seen(scene.corners)
+    du, dv = shift
+    off = apply_homography(grid_homography(truth) @ np.array([[1, 0, du], [0, 1, dv], [0, 0, 1.0]]), GRID_CORNERS_UV)
+    scores, strength = lattice_extent(gray, off, 3)
+    assert strength > LocateConfig().extent_min_grey
+    assert tuple(np.argmax(scores, axis=1)) == (3 - dv, 3 - du)  # rows first: back by the shift
+    match = ink_match(scene.frame, off, LocateConfig(), gray=gray)
+    assert match.placed and corner_error(match.corners, truth) < 1e-3
+
+
+def test_no_visible_lattice_places_nothing():
+    from vision.locate import _placed_by_gaps
+
+    blank = np.full((480, 640), 128, np.uint8)
+    quad = np.array([[100, 100], [500, 100], [500, 400], [100, 400]], np.float32)
+    assert _placed_by_gaps(blank, quad, 2, LocateConfig()) is None

@@ -98,6 +98,16 @@ class LocateConfig:
     """RANSAC threshold of the refining homography, in cells."""
     min_fit_px: float = 1.0
     """The fit and support thresholds never go below this many pixels (small, blurred boards)."""
+    extent_search_cells: float = 0.06
+    """How far from each predicted line its strength is looked for when finding where the lattice ends."""
+    extent_min_grey: float = 8.0
+    """Inner lines weaker than this (grey levels of line evidence) say nothing about the lattice's extent."""
+    extent_min: float = 0.6
+    extent_margin: float = 0.25
+    """The lattice's end places the grid when the best shift scores this much, and this much above the next."""
+    min_z_placed: float = 3.5
+    """Ink z-score that suffices when the card gaps have placed the grid (only the four turns are then
+    in question, not every placement: the chance level is far lower)."""
     refine_ransac_iters: int = 100
     """RANSAC iterations of the refining homography (the rough grid already puts most samples on the
     right line, so a few dozen draws find the consensus; 500 cost 15 % of the locate time)."""
@@ -266,7 +276,10 @@ def locate_grid(
     again, _ = _gap_fit(gray, best.corners, config)
     if again is not None:
         best = replace(best, corners=again)
-    if not _plausible(best.corners, (w, h), config):
+    # The shape only (no aspect): the print has shown the layout cell by cell, which a grid of
+    # the wrong proportions cannot, while the aspect measured from one view can be far off
+    # (a cropped photo, a lens whose centre is not the image's).
+    if not _plausible(best.corners, (w, h), config, aspect=False):
         return GridFit.failed("no board: the best grid is not a plausible view of the board", score=best.z)
     if best.cells < config.min_ink_cells:
         # A grid whose cells mostly show no ink at all lies off the cards (or the print is
@@ -289,13 +302,15 @@ class InkMatch:
 
     ``z`` is the pattern z-score of the best placement (see ``vision.orient.pattern_z``),
     ``runner_up`` the best z of any other whole-cell placement or quarter turn, ``cells`` how
-    many cells of the placement show ink.
+    many cells of the placement show ink. ``placed`` says the card gaps fixed the whole-cell
+    placement (see ``lattice_extent``): then only the other turns are runners-up.
     """
 
     corners: np.ndarray
     z: float
     runner_up: float
     cells: int
+    placed: bool = False
 
 
 def ink_match(
@@ -304,12 +319,14 @@ def ink_match(
     config: LocateConfig,
     reach: int | None = None,
     ink: OrientConfig | None = None,
+    gray: np.ndarray | None = None,
 ) -> InkMatch:
     """The whole-cell placement of a registered lattice that best shows the printed layout.
 
     A registration lands on the card gaps but may be whole cells off (a margin or a row of
     cards taken for the edge): the ink of a wider lattice (``reach`` cells more each side) is
-    read once and every 10x10 window of it scored against the layout.
+    read once and every 10x10 window of it scored against the layout. Given ``gray``, where
+    the card gaps end places the grid instead when they say so clearly.
     """
     r = config.shift_reach if reach is None else reach
     ink = config.ink if ink is None else ink
@@ -320,15 +337,38 @@ def ink_match(
     except (ValueError, cv2.error):
         return InkMatch(np.asarray(corners, np.float32), -1.0, -1.0, 0)
     z = pattern_z(redness, ink.highpass_cells, ink.min_cells)
-    flat = np.argsort(-z, axis=None)
-    dv, du, _ = np.unravel_index(flat[0], z.shape)
-    others = z.copy()
-    others[dv, du] = -np.inf  # the other turns of the same placement are its runner-up too
-    runner = max(float(others.max()), float(np.sort(z[dv, du])[-2]))
+    placed = None if gray is None or r < 1 else _placed_by_gaps(gray, corners, r, config)
+    if placed is not None:
+        dv, du = placed
+        turns = np.sort(z[dv, du])
+        best, runner = float(turns[-1]), float(turns[-2])
+    else:
+        flat = np.argsort(-z, axis=None)
+        dv, du, _ = np.unravel_index(flat[0], z.shape)
+        others = z.copy()
+        others[dv, du] = -np.inf  # the other turns of the same placement are its runner-up too
+        best = float(z[dv, du].max())
+        runner = max(float(others.max()), float(np.sort(z[dv, du])[-2]))
     shift = np.array([[1, 0, du - r], [0, 1, dv - r], [0, 0, 1.0]])
-    placed = apply_homography(h @ shift, GRID_CORNERS_UV).astype(np.float32)
+    placed_corners = apply_homography(h @ shift, GRID_CORNERS_UV).astype(np.float32)
     window = redness[dv : dv + SIZE, du : du + SIZE]
-    return InkMatch(placed, float(z[dv, du].max()), runner, int(np.isfinite(window).sum()))
+    return InkMatch(placed_corners, best, runner, int(np.isfinite(window).sum()), placed is not None)
+
+
+def _placed_by_gaps(gray: np.ndarray, corners: np.ndarray, reach: int, config: LocateConfig) -> tuple[int, int] | None:
+    """The whole-cell shift ``(dv, du)`` (0..2*reach, as ``pattern_z`` indexes) at which the card
+    lattice ends on both axes, when the gaps are visible and say so clearly; else None."""
+    found = lattice_extent(gray, corners, reach, config)
+    if found is None:
+        return None
+    scores, strength = found
+    if strength < config.extent_min_grey or not np.isfinite(scores).all():
+        return None
+    top = np.sort(scores, axis=1)
+    if (top[:, -1] < config.extent_min).any() or (top[:, -1] - top[:, -2] < config.extent_margin).any():
+        return None
+    dv, du = np.argmax(scores, axis=1)
+    return int(dv), int(du)
 
 
 def _polish(frame, gray, white, match: InkMatch, config: LocateConfig) -> InkMatch:
@@ -369,7 +409,7 @@ def _finish(frame, gray, white, match: InkMatch, config: LocateConfig) -> InkMat
             align_samples=config.finish_align_samples,
         )
         gaps, _ = align_lattice(white, match.corners, fine)
-    again = ink_match(frame, gaps, config, reach=1)
+    again = ink_match(frame, gaps, config, reach=1, gray=gray)
     if _accepted(again, config) and again.z >= match.z - slack and _moved_cells(
         again.corners, match.corners
     ) <= config.max_refine_move_cells:
@@ -386,7 +426,10 @@ def _better(a: InkMatch | None, b: InkMatch | None, config: LocateConfig) -> Ink
 
 def _accepted(match: InkMatch | None, config: LocateConfig) -> bool:
     """Is this placement the board: the layout clearly there, and clearly here rather than a cell off?"""
-    return match is not None and match.z >= config.min_z and match.z - match.runner_up >= config.min_z_margin
+    if match is None:
+        return False
+    need = config.min_z_placed if match.placed else config.min_z
+    return match.z >= need and match.z - match.runner_up >= config.min_z_margin
 
 
 def _search(frame, gray, white, candidates: list, config: LocateConfig) -> InkMatch | None:
@@ -471,7 +514,7 @@ def _register(frame, gray, white, corners, config: LocateConfig) -> InkMatch:
     lattice search can also drift off a blurred board, so every stage's result is placed by
     the ink (``ink_match``) and the one that shows the layout best is kept.
     """
-    first = ink_match(frame, corners, config)
+    first = ink_match(frame, corners, config, gray=gray)
     if _accepted(first, config) and first.z >= config.full_z:
         return first  # already on the cards: the final gap fit will make it sub-pixel
     tries = [np.asarray(corners, np.float32)]
@@ -485,7 +528,7 @@ def _register(frame, gray, white, corners, config: LocateConfig) -> InkMatch:
             gaps, _ = _gap_fit(gray, aligned, config)
             if gaps is not None:
                 tries.append(gaps)
-    matches = [first] + [ink_match(frame, t, config) for t in tries[1:]]
+    matches = [first] + [ink_match(frame, t, config, gray=gray) for t in tries[1:]]
     # Later tries are the finer registrations: take the finest that shows the layout about as
     # strongly as the best (a rougher grid can score a little higher by chance).
     top = max(m.z for m in matches)
@@ -868,16 +911,33 @@ def _lattice_support(gray: np.ndarray, h: np.ndarray, config: LocateConfig) -> f
     return min(1.0, min(frac_u, frac_v) / config.full_support)
 
 
-def _measure_gaps(gray: np.ndarray, h: np.ndarray, search: float, config: LocateConfig):
-    """Find every inner grid line across its width, once per cell side.
+@dataclass(frozen=True)
+class _Profiles:
+    """Line-boundary evidence sampled across grid lines, one stretch per line and cell.
 
-    Evidence for a line between two cards, measured on a profile across it averaged along a
-    stretch of the line: a *bright band* (the white borders of both cards, wider than the
-    gap) and a thin *valley* inside it (the gap itself, when the camera resolves it). Both are
-    symmetric about the line, whatever is printed further in. Returns
-    ``(grid_pts, img_pts, n_inside, cell_px)``: grid points ``(k, t)`` on the lines, image
-    points where the line was found (``(N, 2) float32`` each), how many samples fell inside
-    the frame, and the median cell size in pixels; None when degenerate.
+    Rows are the vertical lines ``u = k`` (each ``k`` of ``ks``, then each cell ``t``) followed by
+    the horizontal lines ``v = k`` in the same order; ``resp`` holds ``_line_response`` across
+    each stretch at offsets ``offs`` (cells), ``inside`` whether the stretch is in the frame.
+    """
+
+    kk: np.ndarray
+    tt: np.ndarray
+    offs: np.ndarray
+    prof: np.ndarray
+    resp: np.ndarray
+    inside: np.ndarray
+    cell_px: float
+
+
+def _line_profiles(
+    gray: np.ndarray, h: np.ndarray, ks: np.ndarray, search: float, config: LocateConfig
+) -> _Profiles | None:
+    """Sample across the grid lines ``ks`` (both families) within ``search`` cells of where ``h`` puts them.
+
+    Each profile across a line takes, at every offset, the brightest of ``along_samples``
+    samples along a stretch of the line: a gap is dark all along, a row of pips or a letter
+    is not, so print next to a gap cannot outweigh it (a mean would let it). None when the
+    grid is degenerate or its cells are too small to measure.
     """
     step = config.profile_step_cells
     reach = search + config.band_outer_cells
@@ -885,9 +945,8 @@ def _measure_gaps(gray: np.ndarray, h: np.ndarray, search: float, config: Locate
     offs = np.arange(-half, half + 1) * step
     m = len(offs)
     along = np.linspace(-config.along_cells, config.along_cells, config.along_samples)
-    ks = np.arange(1, SIZE, dtype=np.float64)
     ts = np.arange(SIZE, dtype=np.float64) + 0.5
-    kk, tt = (a.ravel() for a in np.meshgrid(ks, ts, indexing="ij"))
+    kk, tt = (a.ravel() for a in np.meshgrid(np.asarray(ks, np.float64), ts, indexing="ij"))
     n = len(kk)
     # (2n, A, m, 2) grid points: vertical lines u = k then horizontal lines v = k.
     across = kk[:, None, None] + offs[None, None, :]
@@ -910,16 +969,31 @@ def _measure_gaps(gray: np.ndarray, h: np.ndarray, search: float, config: Locate
     )
     flat = img.reshape(2 * n * config.along_samples, m, 2).astype(np.float32)
     prof = cv2.remap(gray, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    # The brightest of the samples along the line: a gap is dark all along, a row of pips or
-    # a letter is not, so print next to a gap cannot outweigh it (a mean would let it).
     prof = prof.reshape(2 * n, config.along_samples, m).astype(np.float32).max(axis=1)
-    resp = _line_response(prof, step, config)
+    return _Profiles(kk, tt, offs, prof, _line_response(prof, step, config), inside, cell_px)
+
+
+def _measure_gaps(gray: np.ndarray, h: np.ndarray, search: float, config: LocateConfig):
+    """Find every inner grid line across its width, once per cell side.
+
+    Evidence for a line between two cards (``_line_response``): a *bright band* (the white
+    borders of both cards) and a *valley* inside it (the gap itself, when the camera resolves
+    it), both symmetric about the line whatever is printed further in. Returns
+    ``(grid_pts, img_pts, n_inside, cell_px)``: grid points ``(k, t)`` on the lines, image
+    points where the line was found (``(N, 2) float32`` each), how many samples fell inside
+    the frame, and the median cell size in pixels; None when degenerate.
+    """
+    p = _line_profiles(gray, h, np.arange(1, SIZE), search, config)
+    if p is None:
+        return None
+    step = config.profile_step_cells
+    half = (len(p.offs) - 1) // 2
     lo, hi = half - round(search / step), half + round(search / step)
-    win = resp[:, lo : hi + 1]
+    win = p.resp[:, lo : hi + 1]
     j = np.argmax(win, axis=1)
-    rows = np.arange(2 * n)
+    rows = np.arange(len(win))
     peak = win[rows, j]
-    contrast = prof.max(axis=1) - prof.min(axis=1)
+    contrast = p.prof.max(axis=1) - p.prof.min(axis=1)
     strong = (peak >= config.min_line_grey) & (peak >= config.min_line_frac * contrast)
     jc = np.clip(j, 1, win.shape[1] - 2)
     a, b, c = win[rows, jc - 1], win[rows, jc], win[rows, jc + 1]
@@ -927,17 +1001,55 @@ def _measure_gaps(gray: np.ndarray, h: np.ndarray, search: float, config: Locate
     safe = np.where(np.abs(denom) > 1e-6, denom, 1.0)
     sub = np.clip(np.where(np.abs(denom) > 1e-6, 0.5 * (a - c) / safe, 0.0), -0.5, 0.5)
     off = (jc + sub - (hi - lo) / 2) * step
-    keep = inside & strong & (j > 0) & (j < win.shape[1] - 1)
-    base = np.concatenate([np.stack([kk, tt], 1), np.stack([tt, kk], 1)])
+    keep = p.inside & strong & (j > 0) & (j < win.shape[1] - 1)
+    n = len(p.kk)
+    base = np.concatenate([np.stack([p.kk, p.tt], 1), np.stack([p.tt, p.kk], 1)])
     hit = base.copy()
     hit[:n, 0] += off[:n]
     hit[n:, 1] += off[n:]
     return (
         base[keep].astype(np.float32),
         apply_homography(h, hit[keep]).astype(np.float32),
-        int(inside.sum()),
-        cell_px,
+        int(p.inside.sum()),
+        p.cell_px,
     )
+
+
+def lattice_extent(gray: np.ndarray, corners: np.ndarray, reach: int, config: LocateConfig = LocateConfig()):
+    """Where the printed card lattice ends, as whole-cell shifts of the grid ``corners``.
+
+    The ink pattern tells a board from a cell off poorly along a row (the layout runs suits
+    along its rows), but the card gaps say it plainly: the 9 inner lines of the true grid are
+    gaps, its two edges and everything beyond are not (board margin, table). Each line's
+    strength is the median over its 10 stretches of the boundary evidence (chips and hands
+    hide a few). For each shift ``d`` in ``-reach..reach`` and each family (``v`` = rows, then
+    ``u`` = columns), the score is ``(inner - outer) / inner``: the mean strength of lines
+    ``d+1..d+9`` less that of ``d`` and ``d+10``, relative; about 1 at the true grid and about
+    0.4 a cell off. Returns ``(2, 2 * reach + 1)`` scores and the inner lines' strength of the
+    best shifts (grey levels; small when no gap is visible), or None when unmeasurable.
+    """
+    ks = np.arange(-reach, SIZE + reach + 1)
+    p = _line_profiles(gray, grid_homography(np.asarray(corners, np.float32)), ks, config.extent_search_cells, config)
+    if p is None:
+        return None
+    half = (len(p.offs) - 1) // 2
+    s = round(config.extent_search_cells / config.profile_step_cells)
+    peak = p.resp[:, half - s : half + s + 1].max(axis=1)
+    # Median over each line's stretches inside the frame; rows (v = k) first, as shifts are (dv, du).
+    lines = np.ma.masked_array(peak, ~p.inside).reshape(2, len(ks), SIZE)[::-1]
+    strength = np.ma.median(lines, axis=2).filled(np.nan)
+    inner = _nanmean(np.lib.stride_tricks.sliding_window_view(strength, SIZE - 1, axis=1)[:, 1 : 2 * reach + 2])
+    outer = np.fmax(strength[:, : 2 * reach + 1], strength[:, SIZE:])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scores = np.where(inner > 0, (inner - outer) / inner, np.nan)
+    best = np.nanargmax(np.where(np.isfinite(scores), scores, -np.inf), axis=1)
+    return scores, float(np.nan_to_num(inner[np.arange(2), best]).min())
+
+
+def _nanmean(a: np.ndarray) -> np.ndarray:
+    """Mean over the last axis ignoring NaN (NaN where all are), without numpy's warning."""
+    ok = np.isfinite(a)
+    return np.where(ok.any(axis=-1), np.where(ok, a, 0.0).sum(axis=-1) / np.maximum(ok.sum(axis=-1), 1), np.nan)
 
 
 def _line_response(prof: np.ndarray, step: float, config: LocateConfig) -> np.ndarray:
