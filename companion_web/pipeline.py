@@ -17,8 +17,9 @@ boards carry the label the engine last agreed to there, until the tracker sees t
 emptied or back at that label (a disputed chip read as another colour is the same doubt). The
 rest of the board (every later move) reaches the engine as usual; the alert stays in the log
 for a person to correct those cells on the tablet; nothing is guessed. A refused *first* board
-is not resynchronised: the view disagrees with the game from the start (a grid a cell off, or
-a game already under way), so the alert stands until a person sets the board right.
+is resynchronised the same way when it has only a few chips (``max_first_disputes``: the deck
+box or a cup on the board's edge, read as chips); with more, the view disagrees with the game
+from the start (a game already under way), so the alert stands until a person sets it right.
 
 Status changes (``CameraStatus``) go to ``on_status`` only when state or detail change. When
 the source starts a different game (``Frame.segment`` changes: the simulated table looping to
@@ -95,6 +96,8 @@ class PipelineConfig:
     """Overlay images wider than this are scaled down before encoding (bandwidth)."""
     jpeg_quality: int = 75
     stop_timeout_s: float = 5.0
+    max_first_disputes: int = 3
+    """A refused first board with at most this many chips is disputed cell by cell, like a later one."""
 
 
 class Pipeline:
@@ -349,10 +352,12 @@ class Pipeline:
             code = getattr(event, "alert", None)
             if code not in DISPUTE_ALERTS:
                 continue
-            if fed is None or self._first_refused:
-                self._first_refused = True  # the first board was refused: see the module docstring
-                continue
             cells = [(int(r), int(c)) for r, c in getattr(event, "cells", ()) or ()]
+            if self._first_refused or (fed is None and len(cells) > self.config.max_first_disputes):
+                self._first_refused = True  # a game under way: see the module docstring
+                continue
+            if fed is None:  # a few chips on the first board: what the engine agreed to is empty
+                fed = [["empty"] * len(row) for row in board]
             for r, c in cells:
                 agreed = "empty" if code == "multiple_placed" else fed[r][c]
                 self._disputed[(r, c)] = agreed

@@ -361,11 +361,24 @@ def test_a_disputed_chip_read_as_another_colour_stays_disputed() -> None:
     assert [e.cell for e in events if e.type == "placed"] == [(7, 7)]
 
 
-def test_a_refused_first_board_is_left_for_a_person_to_set_right() -> None:
-    first = chips((1, 1, "blue"), (1, 2, "green"))
-    events = play_script([first, None, chips((1, 1, "blue"), (1, 2, "green"), (7, 7, "blue")),
-                          chips((1, 1, "blue"), (1, 2, "green"), (7, 7, "blue"), (8, 8, "green"))])
+def test_a_first_board_of_a_game_under_way_is_left_for_a_person_to_set_right() -> None:
+    under_way = ((1, 1, "blue"), (1, 2, "green"), (4, 4, "blue"), (6, 2, "green"))
+    events = play_script([chips(*under_way), None, chips(*under_way, (7, 7, "blue")),
+                          chips(*under_way, (7, 7, "blue"), (8, 8, "green"))])
     assert {e.alert for e in events} == {"multiple_placed"}  # never a guessed move
+
+
+def test_a_box_on_the_first_board_is_disputed_and_the_game_goes_on() -> None:
+    box = ((0, 2, "blue"), (0, 3, "blue"))  # the deck box on the edge, read as two blue chips
+    events = play_script([
+        chips(*box),
+        chips(*box, (5, 5, "blue")),
+        chips((5, 5, "blue"), (6, 6, "green")),  # the box is taken away: those cells are empty again
+        chips((5, 5, "blue"), (6, 6, "green"), (0, 3, "blue")),  # a real chip where the box was
+    ])
+    assert events[0].alert == "multiple_placed"
+    assert [e.cell for e in events if e.type == "placed"] == [(5, 5), (6, 6), (0, 3)]
+    assert not any(e.type == "removed" for e in events)
 
 
 # ----------------------------------------------------------------------------- a real game, a real tracker
