@@ -245,19 +245,32 @@ def line_homography(
     rows[:, 6:9] = -k[:, None] * ph
 
     def residual(g: np.ndarray) -> np.ndarray:  # (D, 9) -> (D, N) distance across the line, cells
-        q = np.einsum("dij,nj->dni", g.reshape(-1, 3, 3), ph)
-        w = np.where(np.abs(q[..., 2]) < 1e-12, 1e-12, q[..., 2])
-        return np.abs(np.where(vertical, q[..., 0], q[..., 1]) / w - k)
+        g = g.reshape(-1, 3, 3)
+        w = g[:, 2] @ ph.T
+        w = np.where(np.abs(w) < 1e-12, 1e-12, w)
+        num = np.where(vertical, g[:, 0] @ ph.T, g[:, 1] @ ph.T)
+        return np.abs(num / w - k)
 
     rng = np.random.default_rng(seed)
-    draws = np.concatenate([rng.choice(iv, (iterations, 4)), rng.choice(ih, (iterations, 4))], axis=1)
-    g = np.linalg.svd(rows[draws])[2][:, -1, :]
+    # 4 different samples of each family per draw (a repeated one makes the system singular).
+    draws = np.concatenate(
+        [fam[rng.random((iterations, len(fam))).argsort(axis=1)[:, :4]] for fam in (iv, ih)], axis=1
+    )
+    # Each draw's null vector with G[2, 2] = 1 (the points are centred, so the middle of the
+    # board maps to a finite grid point): a batched 8x8 solve, a tenth the cost of an SVD.
+    a = rows[draws]
+    try:
+        g = np.linalg.solve(a[:, :, :8], -a[:, :, 8:])[..., 0]
+        g = np.concatenate([g, np.ones((iterations, 1))], axis=1)
+    except np.linalg.LinAlgError:  # a degenerate draw (samples on one line): the slow, safe way
+        g = np.linalg.svd(a)[2][:, -1, :]
     fits = residual(g) < threshold
     inliers = fits[int(np.argmax(fits.sum(axis=1)))]
     for _ in range(3):  # refit on the consensus; it may grow as the fit improves
         if inliers[iv].sum() < 4 or inliers[ih].sum() < 4:
             return None
-        g = np.linalg.svd(rows[inliers], full_matrices=False)[2][-1]
+        picked = rows[inliers]
+        g = np.linalg.eigh(picked.T @ picked)[1][:, 0]  # the least-squares null vector
         inliers = residual(g[None])[0] < threshold
     try:
         h = np.linalg.inv(g.reshape(3, 3) @ norm)

@@ -259,8 +259,9 @@ def locate_grid(
         found = _search(frame, gray, white, more, config)
         best = _better(best, found, config)
         # A weak pass from the outlines alone may be a lattice bent off the cards in one
-        # corner; the grids fitted inside the outlines are tried before settling for it.
-        if _accepted(best, config) and (best.z >= config.full_z or number >= 1):
+        # corner; the grids fitted inside the outlines are tried before settling for it,
+        # unless the card gaps have placed it (then it lies on the lattice, edge to edge).
+        if _accepted(best, config) and (best.z >= config.full_z or best.placed or number >= 1):
             break
     if not candidates:
         return GridFit.failed("no board: nothing in the frame looks like a grid of cards")
@@ -1075,10 +1076,11 @@ def _line_response(prof: np.ndarray, step: float, config: LocateConfig) -> np.nd
 
     band = np.minimum(box(-bi, -gi) - box(-bo, -bi), box(gi + 1, bi + 1) - box(bi + 1, bo + 1))
     valley = np.zeros_like(prof)
+    widest = max(max(1, round(half / step)) for half in config.gap_widths_cells)
+    padded = np.pad(prof, ((0, 0), (widest, widest)), mode="edge")
     for half in config.gap_widths_cells:
         d = max(1, round(half / step))
-        left = np.pad(prof, ((0, 0), (d, 0)), mode="edge")[:, :m]
-        right = np.pad(prof, ((0, 0), (0, d)), mode="edge")[:, d:]
+        left, right = padded[:, widest - d : widest - d + m], padded[:, widest + d : widest + d + m]
         valley = np.maximum(valley, np.minimum(left, right) - prof)
     return band * config.band_weight + valley * config.valley_weight
 
