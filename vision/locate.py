@@ -464,7 +464,7 @@ def _search(frame, gray, white, candidates: list, config: LocateConfig) -> InkMa
     size = (frame.shape[1], frame.shape[0])
     for cluster in clusters[: config.refine_top]:
         leader = max(cluster, key=lambda i: quick[i].z)
-        match = _register(frame, gray, white, quick[leader].corners, config)
+        match = _register(frame, gray, white, order_as_seen(candidates[leader]), config)
         if not _plausible(match.corners, size, config, aspect=False):
             continue
         if not _accepted(match, config) and match.z >= config.min_z - config.polish_below:
@@ -530,10 +530,13 @@ def _register(frame, gray, white, corners, config: LocateConfig) -> InkMatch:
             if gaps is not None:
                 tries.append(gaps)
     matches = [first] + [ink_match(frame, t, config, gray=gray) for t in tries[1:]]
-    # Later tries are the finer registrations: take the finest that shows the layout about as
-    # strongly as the best (a rougher grid can score a little higher by chance).
-    top = max(m.z for m in matches)
-    return next(m for m in reversed(matches) if m.z >= top - config.refine_z_slack)
+    # A placement that passes the test beats one that does not (a grid placed by the card gaps
+    # passes with less ink than a rough grid whole cells off may show by chance). Later tries
+    # are the finer registrations: take the finest that shows the layout about as strongly as
+    # the best (a rougher grid can score a little higher by chance).
+    passing = [m for m in matches if _accepted(m, config)] or matches
+    top = max(m.z for m in passing)
+    return next(m for m in reversed(passing) if m.z >= top - config.refine_z_slack)
 
 
 def refine_corners(frame: np.ndarray, corners: np.ndarray, config: LocateConfig = LocateConfig()) -> np.ndarray:
