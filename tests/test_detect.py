@@ -128,3 +128,17 @@ def test_green_chips_overrule_a_guessed_jumbo_shape():
     assert det.edition == "classic"
     visible = ~seen.occluded
     assert np.array_equal(np.array(det.labels)[visible], np.array(seen.labels)[visible])
+
+
+def test_the_edition_follows_the_chips_counted_not_a_stray_misread():
+    from vision.detect import _edition_of_chips
+
+    def board(**counts: int) -> list[list[str]]:
+        flat = [colour for colour, n in counts.items() for _ in range(n)]
+        flat += ["empty"] * (100 - len(flat))
+        return [flat[r * 10 : r * 10 + 10] for r in range(10)]
+
+    assert _edition_of_chips(board(yellow=9, green=1, red=4)) == "jumbo"  # one white chip read green
+    assert _edition_of_chips(board(green=3, blue=5)) == "classic"
+    assert _edition_of_chips(board(green=2, yellow=2)) is None  # no clear witness
+    assert _edition_of_chips(board(blue=6, red=6)) is None  # both sets have blue and red

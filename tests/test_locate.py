@@ -172,3 +172,19 @@ def test_no_visible_lattice_places_nothing():
     blank = np.full((480, 640), 128, np.uint8)
     quad = np.array([[100, 100], [500, 100], [500, 400], [100, 400]], np.float32)
     assert _placed_by_gaps(blank, quad, 2, LocateConfig()) is None
+
+
+def test_the_final_fit_pulls_a_corner_bent_over_a_cell_back_when_the_gaps_place_it():
+    """A candidate right at three corners and 1.3 cells off at the fourth passes the ink test;
+    the gaps over most of the board still give the true lattice, and where they end places it."""
+    from vision.locate import InkMatch, _finish
+
+    scene = render(random_spec(3008, edition="classic", difficulty="easy", chip_density=0.0))
+    gray = cv2.cvtColor(scene.frame, cv2.COLOR_BGR2GRAY)
+    truth = order_as_seen(scene.corners)
+    cell = np.linalg.norm(truth[1] - truth[0]) / 10
+    bent = truth.copy()
+    bent[1] += np.array([0.9, -0.9]) * cell
+    config = LocateConfig()
+    done = _finish(scene.frame, gray, _whiteness(scene.frame), InkMatch(bent, 7.5, 4.0, 100), config)
+    assert np.linalg.norm(done.corners - truth, axis=1).max() < 0.1 * cell

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -244,7 +245,7 @@ def detect(
         # The grid's shape is a weak witness of the edition (it needs the camera's focal length);
         # the chips are a strong one: green chips come only with the classic board, yellow only
         # with the Jumbo mat.
-        told = edition_of_colours(sorted({v for row in reading.labels for v in row if v in TEAM_COLOURS}))
+        told = _edition_of_chips(reading.labels)
         if told is not None and told != placed.edition:
             log.info("the chips say %s, not the guessed %s: read again", told, placed.edition)
             placed = replace(placed, edition=told)
@@ -260,6 +261,18 @@ def detect(
         timings=timings,
         features=reading.features,
     )
+
+
+def _edition_of_chips(labels: list[list[str]], min_chips: int = 1, ratio: float = 3.0) -> str | None:
+    """The edition the chips read say (green only in the classic set, yellow only on the Jumbo
+    mat), or None. Counted, not just seen: one white chip misread as green must not outvote
+    a dozen yellow ones."""
+    counts = Counter(v for row in labels for v in row if v in TEAM_COLOURS)
+    only = {ed: sum(n for colour, n in counts.items() if edition_of_colours([colour]) == ed) for ed in EDITIONS}
+    for ed, other in (("classic", "jumbo"), ("jumbo", "classic")):
+        if only[ed] >= min_chips and only[ed] >= ratio * only[other]:
+            return ed
+    return None
 
 
 def _read(frame: np.ndarray, placed: _Placement, reference: np.ndarray | None, profile: Any,

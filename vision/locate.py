@@ -197,6 +197,10 @@ class LocateConfig:
     min_ink_cells: int = 50
     """Cells of the final grid that must show red or black print for the match to count."""
     max_refine_move_cells: float = 1.0
+    max_placed_move_cells: float = 2.0
+    placed_gap_support: float = 0.4
+    """The final fit may move a corner this far (cells), with this much gap support, when the card
+    gaps then place the grid edge to edge and the ink agrees."""
     gap_accept: float = 0.6
     """Gap-lattice support from which the gap fit is trusted for the final corners."""
     gap_retry_support: float = 0.25
@@ -392,6 +396,15 @@ def _finish(frame, gray, white, match: InkMatch, config: LocateConfig) -> InkMat
     dense = replace(
         config, refine_iterations=config.finish_refine_iterations, along_samples=config.finish_along_samples
     )
+    # A lattice bent by a cell or more in one corner still lies on the gaps over most of the
+    # board, which the fit follows; so large moves are kept when the gaps place the result
+    # edge to edge (``lattice_extent``) or the ink shows the layout clearly better there.
+    far, _ = _gap_fit(gray, match.corners, dense, max_move=config.max_placed_move_cells,
+                      min_support=config.placed_gap_support)
+    if far is not None:
+        placed = ink_match(frame, far, config, reach=1, gray=gray)
+        if _accepted(placed, config) and (placed.placed or placed.z >= match.z + config.refine_z_slack):
+            return placed
     gaps, support = _gap_fit(gray, match.corners, dense)
     if gaps is None and support >= config.gap_retry_support and config.use_align:
         # The gaps are there but the placement is too far off for them: the lattice search first.
@@ -549,16 +562,27 @@ def refine_corners(frame: np.ndarray, corners: np.ndarray, config: LocateConfig 
     return np.asarray(corners if refined is None else refined, dtype=np.float32)
 
 
-def _gap_fit(gray: np.ndarray, corners: np.ndarray, config: LocateConfig) -> tuple[np.ndarray | None, float]:
-    """Corners from the card-gap lattice near ``corners`` when enough gaps agree (else None), and the support."""
+def _gap_fit(
+    gray: np.ndarray,
+    corners: np.ndarray,
+    config: LocateConfig,
+    *,
+    max_move: float | None = None,
+    min_support: float | None = None,
+) -> tuple[np.ndarray | None, float]:
+    """Corners from the card-gap lattice near ``corners`` when enough gaps agree (else None), and the support.
+
+    ``max_move`` (cells) and ``min_support`` default to ``max_refine_move_cells`` and ``gap_accept``."""
+    max_move = config.max_refine_move_cells if max_move is None else max_move
+    min_support = config.gap_accept if min_support is None else min_support
     # Whole-cell shifts are settled by the ink pattern afterwards, not by the gaps.
     fit = refine_grid_homography(gray, grid_homography(np.asarray(corners, np.float32)), config, test_shifts=False)
     if fit is None:
         return None, 0.0
-    if fit[1] < config.gap_accept:
+    if fit[1] < min_support:
         return None, float(fit[1])
     refined = apply_homography(fit[0], GRID_CORNERS_UV)
-    if _moved_cells(refined, corners) > config.max_refine_move_cells:
+    if _moved_cells(refined, corners) > max_move:
         return None, float(fit[1])
     return refined, float(fit[1])
 
