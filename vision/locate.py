@@ -533,6 +533,11 @@ def _register(frame, gray, white, corners, config: LocateConfig) -> InkMatch:
         return first  # already on the cards: the final gap fit will make it sub-pixel
     tries = [np.asarray(corners, np.float32)]
     gaps, support = _gap_fit(gray, corners, config)
+    if gaps is None:
+        # A rough outline can be over a cell off in a corner; the gaps over the rest of the
+        # board still find the lattice (its placement is then checked like any other).
+        gaps, _ = _gap_fit(gray, corners, config, max_move=config.max_placed_move_cells,
+                           min_support=config.placed_gap_support)
     if gaps is not None:
         tries.append(gaps)
     elif config.use_align:
