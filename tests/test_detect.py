@@ -142,3 +142,13 @@ def test_the_edition_follows_the_chips_counted_not_a_stray_misread():
     assert _edition_of_chips(board(green=3, blue=5)) == "classic"
     assert _edition_of_chips(board(green=2, yellow=2)) is None  # no clear witness
     assert _edition_of_chips(board(blue=6, red=6)) is None  # both sets have blue and red
+
+
+def test_white_chips_are_possible_on_a_guessed_edition_only_with_the_empty_board_to_compare():
+    from vision.detect import _colour_model, _edition_of_chips
+
+    assert "flipped" in _colour_model(None, "classic", False, white_possible=True).prototypes
+    assert "flipped" not in _colour_model(None, "classic", False).prototypes  # white cards, no reference
+    assert "flipped" not in _colour_model(None, "classic", True, white_possible=True).prototypes  # told classic
+    flat = ["flipped"] * 5 + ["blue"] * 3 + ["empty"] * 92
+    assert _edition_of_chips([flat[r * 10 : r * 10 + 10] for r in range(10)]) == "jumbo"

@@ -264,11 +264,13 @@ def detect(
 
 
 def _edition_of_chips(labels: list[list[str]], min_chips: int = 1, ratio: float = 3.0) -> str | None:
-    """The edition the chips read say (green only in the classic set, yellow only on the Jumbo
-    mat), or None. Counted, not just seen: one white chip misread as green must not outvote
+    """The edition the chips read say (green only in the classic set, yellow and white (flipped)
+    only on the Jumbo mat), or None. Counted, not just seen: one white chip misread as green must not outvote
     a dozen yellow ones."""
     counts = Counter(v for row in labels for v in row if v in TEAM_COLOURS)
     only = {ed: sum(n for colour, n in counts.items() if edition_of_colours([colour]) == ed) for ed in EDITIONS}
+    # Only the Jumbo mat's rules flip locked chips to white.
+    only["jumbo"] += sum(v == "flipped" for row in labels for v in row)
     for ed, other in (("classic", "jumbo"), ("jumbo", "classic")):
         if only[ed] >= min_chips and only[ed] >= ratio * only[other]:
             return ed
@@ -278,7 +280,11 @@ def _edition_of_chips(labels: list[list[str]], min_chips: int = 1, ratio: float 
 def _read(frame: np.ndarray, placed: _Placement, reference: np.ndarray | None, profile: Any,
           edition_known: bool, config: DetectConfig, timings: dict[str, float]) -> Any:
     """Read every cell of the placed grid (compared with the empty board when there is one)."""
-    model = _colour_model(profile, placed.edition, edition_known)
+    # Compared with the empty board, a white chip on a white card is plain to see, so when the
+    # edition is only guessed a white chip may be read on either (and then tells the edition);
+    # without that comparison, white cards of the classic board would be taken for chips.
+    with_reference = reference is not None and placed.reference_corners is not None
+    model = _colour_model(profile, placed.edition, edition_known, white_possible=with_reference)
     reader = CellReader(edition=placed.edition, colour_model=model, config=config.reader)
     if reference is not None and placed.reference_corners is not None:
         with _timed(timings, "reference"):
@@ -287,15 +293,16 @@ def _read(frame: np.ndarray, placed: _Placement, reference: np.ndarray | None, p
         return reader.read(frame, placed.corners)
 
 
-def _colour_model(profile: Any, edition: str, edition_known: bool) -> ColourModel:
+def _colour_model(profile: Any, edition: str, edition_known: bool, *, white_possible: bool = False) -> ColourModel:
     """The profile's colour model when it has one, else the edition's defaults; when the edition
-    was only guessed, every team colour (a wrong guess must not turn green chips yellow)."""
+    was only guessed, every team colour (a wrong guess must not turn green chips yellow), and
+    white chips when the guess is Jumbo or ``white_possible``."""
     data = getattr(profile, "colour_model", None) if profile is not None else None
     if data:
         return ColourModel.from_dict(data)
     if edition_known:
         return ColourModel.default(edition)
-    labels = (*TEAM_COLOURS, "flipped") if edition == "jumbo" else TEAM_COLOURS
+    labels = (*TEAM_COLOURS, "flipped") if edition == "jumbo" or white_possible else TEAM_COLOURS
     return ColourModel({name: DEFAULT_PROTOTYPES[name] for name in labels})
 
 
