@@ -26,8 +26,12 @@ SIZE_WH = (640, 360)
 CHIP_BGR: dict[str, tuple[int, int, int]] = {
     "blue": (150, 72, 18), "green": (52, 128, 28), "red": (36, 34, 188), "yellow": (28, 196, 236),
 }
-LOOK_BGR: dict[str, tuple[int, int, int]] = {**CHIP_BGR, "flipped": (236, 238, 236)}
+WARM_WHITE = (150, 182, 228)
+"""A white (flipped) chip under a warm lamp: skin-coloured (the look ``warm``)."""
+LOOK_BGR: dict[str, tuple[int, int, int]] = {**CHIP_BGR, "flipped": (236, 238, 236), "warm": WARM_WHITE}
 SKIN = (150, 180, 225)
+DARK_HAND = (30, 40, 65)
+"""A dark hand in dim light: too dark to be called skin."""
 IN_PLAY: dict[tuple[int, int], str] = {(0, 5): "green", (9, 4): "blue", (1, 8): "red"}
 """Chips every clip starts with: a game in progress (a first board with a lone chip or two is
 taken as a new game's empty board with misreads)."""
@@ -92,12 +96,12 @@ class Table:
         x, y = cv2.perspectiveTransform(pt, self.homography())[0, 0]
         return float(x), float(y)
 
-    def frame(self, arm_tip: tuple[float, float] | None = None) -> np.ndarray:
+    def frame(self, arm_tip: tuple[float, float] | None = None, arm: tuple[int, int, int] = SKIN) -> np.ndarray:
         W, H = SIZE_WH
         img = cv2.warpPerspective(self.texture(), self.homography(), (W, H),
                                   borderMode=cv2.BORDER_CONSTANT, borderValue=TABLE_BGR)
         if arm_tip is not None:
-            draw_arm(img, arm_tip)
+            draw_arm(img, arm_tip, arm)
         gain = self.light * (1 + self.light_gradient * np.linspace(0, 1, W, dtype=np.float32))[None, :, None]
         if not hasattr(self, "_noise"):
             self._noise = [self.rng.normal(0, 2.0, img.shape).astype(np.float32) for _ in range(5)]
@@ -118,8 +122,8 @@ def draw_chip(img: np.ndarray, centre: tuple[float, float], radius: float, bgr: 
     cv2.circle(img, (x - r // 3, y - r // 3), r // 5, tuple(min(255, v + 60) for v in bgr), -1, **aa)
 
 
-def draw_arm(img: np.ndarray, tip: tuple[float, float]) -> None:
-    """A skin-toned arm from the bottom edge to ``tip`` with a hand at the end (in place)."""
+def draw_arm(img: np.ndarray, tip: tuple[float, float], colour: tuple[int, int, int] = SKIN) -> None:
+    """An arm (skin-toned unless told) from the bottom edge to ``tip`` with a hand at the end (in place)."""
     H = SIZE_WH[1]
     x, y = tip
     base = (x + 60, H + 40)
@@ -129,8 +133,8 @@ def draw_arm(img: np.ndarray, tip: tuple[float, float]) -> None:
     poly = np.array([[x + n[0] * half, y + n[1] * half], [x - n[0] * half, y - n[1] * half],
                      [base[0] - n[0] * half * 1.4, base[1] - n[1] * half * 1.4],
                      [base[0] + n[0] * half * 1.4, base[1] + n[1] * half * 1.4]], np.int32)
-    cv2.fillPoly(img, [poly], SKIN, lineType=cv2.LINE_AA)
-    cv2.circle(img, (int(x), int(y)), 30, SKIN, -1, lineType=cv2.LINE_AA)
+    cv2.fillPoly(img, [poly], colour, lineType=cv2.LINE_AA)
+    cv2.circle(img, (int(x), int(y)), 30, colour, -1, lineType=cv2.LINE_AA)
 
 
 def path(a: tuple[float, float], b: tuple[float, float], n: int) -> list[tuple[float, float]]:
@@ -297,6 +301,19 @@ def test_lamp_switched_on_moves_no_chips() -> None:
     assert [u.committed for u in commits(more)] == [expected(table)]
 
 
+def test_chip_on_the_edge_is_committed_after_an_uneven_lamp() -> None:
+    """A lamp lights one side of the table more: the margin beside the edge looks different from
+    then on, which must not pass for an arm reaching in over every chip later put on that edge."""
+    table = Table(chips={(2, 2): "green"}, seed=18)
+    tracker, ups = started(table)
+    table.light, table.light_gradient = 1.1, 0.6
+    out = run(tracker, (table.frame() for _ in range(20)), start=len(ups))
+    assert commits(out) == []
+    table.chips[(5, 9)] = "red"
+    more = run(tracker, (table.frame() for _ in range(120)), start=len(ups) + 20)
+    assert [u.committed for u in commits(more)] == [expected(table)]
+
+
 def test_flicker_is_not_a_change() -> None:
     table = Table(chips={(5, 5): "green"}, seed=7)
     tracker, ups = started(table)
@@ -313,6 +330,29 @@ def test_slow_nudge_is_caught_by_the_drift_check() -> None:
     tracker, ups = started(table)
     table.shift = (1.6, 1.2)  # too small to change most cells, enough to misplace the grid
     out = run(tracker, (table.frame() for _ in range(15)), start=len(ups))
+    assert commits(out) == []
+    assert any(u.relocked for u in out)
+    assert np.abs(out[-1].corners - table.corners()).max() < 0.8
+
+
+def test_slow_nudge_is_caught_while_something_lies_across_the_edge() -> None:
+    """A pen lies across the board's edge (a still thing reaching in: its cells are unknown);
+    the board is then nudged a little: the drift check still runs and re-locks."""
+    table = Table(chips={(2, 5): "blue", (6, 6): "red"}, seed=9)
+    tracker, ups = started(table)
+    quad = cv2.getPerspectiveTransform(np.float32([[0, 0], [10, 0], [10, 10], [0, 10]]), table.corners())
+    pen = cv2.perspectiveTransform(np.float32([[[9.4, 4.3], [10.6, 4.3], [10.6, 4.7], [9.4, 4.7]]]),
+                                   quad)[0].astype(np.int32)
+
+    def with_pen() -> np.ndarray:
+        img = table.frame()
+        cv2.fillPoly(img, [pen], DARK_HAND)
+        return img
+
+    out = run(tracker, (with_pen() for _ in range(6)), start=len(ups))
+    assert out[-1].unknown[4, 9]
+    table.shift = (1.2, 0.0)  # too small to change most cells, enough to misplace the grid
+    out += run(tracker, (with_pen() for _ in range(20)), start=len(ups) + 6)
     assert commits(out) == []
     assert any(u.relocked for u in out)
     assert np.abs(out[-1].corners - table.corners()).max() < 0.8
@@ -335,6 +375,48 @@ def test_still_sleeve_over_many_cells_is_never_read_as_moves() -> None:
     out += run(tracker, (table.frame() for _ in range(10)), start=len(ups) + 30)
     assert commits(out) == []
     assert out[-1].state == "live"
+
+
+def test_still_dark_hand_is_unknown_and_its_placement_committed_once_it_leaves() -> None:
+    """A dark hand (no skin colour) comes in over the board's edge and rests still over a cell
+    for two seconds while it puts a chip down: nothing moves, yet the cells under the arm are
+    no moves (the naive reader calls them chips); once it leaves, the one chip is committed."""
+    table = Table(chips={(2, 7): "green"}, seed=16)
+    tracker, ups = started(table)
+    cell = (8, 4)  # near the edge: the arm covers fewer cells than a sleeve (which is never moves)
+    target = table.cell_centre_px(cell)
+    n = len(ups)
+    frames = [table.frame(tip, DARK_HAND) for tip in path(OFF, target, 6)]
+    frames += [table.frame(target, DARK_HAND) for _ in range(15)]
+    table.chips[cell] = "blue"
+    frames += [table.frame(target, DARK_HAND) for _ in range(15)]
+    resting = len(frames)
+    frames += [table.frame(tip, DARK_HAND) for tip in path(target, OFF, 6)]
+    left = n + len(frames)
+    frames += [table.frame() for _ in range(15)]
+    out = run(tracker, iter(frames), start=n)
+    assert out[resting - 1].unknown[cell], "the cell under the resting hand was read"
+    done = commits(out)
+    assert [u.committed for u in done] == [expected(table)]
+    assert (done[0].index - left) / FPS <= 0.5
+
+
+def test_skin_coloured_chips_on_the_edge_are_no_hand() -> None:
+    """Four chips along the board's edge turn skin-coloured (white chips under a warm lamp) with
+    no hand in view: no arm crosses the edge to them, so they are read (not unknown for good) and
+    a chip placed beside them is committed."""
+    line = [(1, 0), (2, 0), (3, 0), (4, 0)]
+    table = Table(chips=dict.fromkeys(line, "red"), seed=17)
+    tracker, ups = started(table)
+    for cell in line:
+        table.chips[cell] = "warm"
+    out = run(tracker, (table.frame() for _ in range(20)), start=len(ups))
+    assert not out[-1].unknown[3, 1] and not out[-1].unknown[line[0]], "the line was taken for a hand"
+    table.chips[(3, 1)] = "blue"
+    more = run(tracker, (table.frame() for _ in range(15)), start=len(ups) + 20)
+    done = commits(more)
+    assert done and done[-1].committed[3][1] == "blue"
+    assert more[-1].state == "live"
 
 
 def test_white_chip_read_as_empty_is_not_a_removal() -> None:

@@ -234,6 +234,30 @@ def cell_fraction(mask: np.ndarray, rectifier: Rectifier, *, inner: float) -> np
     return cell_mean(mask.astype(np.float32), rectifier, inner=inner)
 
 
+def edge_difference(a: np.ndarray, b: np.ndarray, rectifier: Rectifier) -> np.ndarray:
+    """Per-cell ``(10, 10)`` mean absolute difference of the margin just outside each edge cell.
+
+    ``a`` and ``b`` are coarse (or full) rectified boards, light already divided out. An edge
+    cell gets the difference of the strip of margin beside it (a corner cell the larger of its
+    two); inner cells get 0. Nothing on the board changes the margin: an arm reaching in does.
+    """
+    r = rectifier
+    f = r.size[1] // a.shape[0]
+    ch, cw, my, mx = r.cell_h // f, r.cell_w // f, r.margin_y // f, r.margin_x // f
+    diff = cv2.absdiff(a, b).mean(axis=2)
+    gy, gx = my + SIZE * ch, mx + SIZE * cw
+    out = np.zeros((SIZE, SIZE), dtype=np.float32)
+    if my > 0:
+        out[0, :] = diff[:my, mx:gx].reshape(my, SIZE, cw).mean(axis=(0, 2))
+        out[-1, :] = np.maximum(out[-1, :], diff[gy:gy + my, mx:gx].reshape(my, SIZE, cw).mean(axis=(0, 2)))
+    if mx > 0:
+        left = diff[my:gy, :mx].reshape(SIZE, ch, mx).mean(axis=(1, 2))
+        right = diff[my:gy, gx:gx + mx].reshape(SIZE, ch, mx).mean(axis=(1, 2))
+        out[:, 0] = np.maximum(out[:, 0], left)
+        out[:, -1] = np.maximum(out[:, -1], right)
+    return out
+
+
 def grey(rect: np.ndarray) -> np.ndarray:
     """Rectified board as ``(h, w) float32`` luminance."""
     return cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)

@@ -5,9 +5,12 @@ frame once into a small rectified board (``vision.motion``) and compares it cell
 with the previous frame (*motion*) and with the *background*: the board's appearance when it
 was last committed (*change*). Then:
 
-- Cells that move, that show new skin-like pixels, their neighbours, and every changed cell
+- Cells that move, that show new skin-like pixels, changed edge cells beside which the margin
+  outside the grid changed too (an arm reaching in, even a still one that is no skin colour:
+  nothing on the board changes the margin), their neighbours, and every changed cell
   connected to them are ``unknown`` this frame, never ``empty``: a chip hidden by an arm is
-  not a removal.
+  not a removal. Skin-coloured cells are a hand only where such an arm joins them (a line of
+  white chips under a warm lamp is skin-coloured too).
 - A changed cell that has been clear for ``still_seconds`` is read by the cell reader
   (``vision.classify.CellReader``, only then: the reader is the expensive part); when its
   label has been the same for ``stable_seconds`` it is committed. A change is committed only
@@ -56,6 +59,7 @@ from vision.motion import (
     align,
     cell_fraction,
     dilate_cells,
+    edge_difference,
     grey,
     large_regions,
     new_skin,
@@ -93,6 +97,10 @@ class TrackConfig:
     """Fraction of a cell's pixels newly skin-like that means a hand is over it."""
     hand_min_cells: int = 3
     """Skin-like cells count as a hand only in a changed region at least this large."""
+    arm_threshold: float = 10.0
+    """Mean difference of the margin beside a changed edge cell (beyond the median all round the
+    grid) that means something reaches in over the edge (an arm): its changed region is unknown
+    even when it holds still."""
     occlusion_grow: int = 1
     """Cells around moving or skin cells that are unknown too (fingers, shadows)."""
     still_seconds: float = 0.2
@@ -468,9 +476,19 @@ class BoardTracker:
         changed = change > cfg.change_threshold
         fresh_skin = new_skin(co, co / gain, self._bg_co, self._bg_skin, cfg.motion)
         skin = cell_fraction(fresh_skin, rf, inner=inner) > cfg.skin_fraction
-        # A hand is never a lone skin-coloured cell (that is a red or orange chip): its arm joins it.
-        skin &= region_sizes(changed | skin | moving) >= cfg.hand_min_cells
-        seeds = moving | skin
+        # Chips lie inside their cells; a change that crosses the grid's edge is an arm reaching
+        # in, moving or not (a dark hand resting over a cell is no skin, nor motion).
+        # (An arm crosses the edge in one place; light changes the margin all round.)
+        edge = edge_difference(co / gain, self._bg_co, rf)
+        ring = np.concatenate([edge[0], edge[-1], edge[1:-1, 0], edge[1:-1, -1]])
+        reach = edge > cfg.arm_threshold + float(np.median(ring))
+        arm = changed & reach
+        # A hand is never a lone skin-coloured cell (that is a red or orange chip): its arm joins
+        # it, and the arm comes in over the edge (a line of flipped chips under warm light is
+        # skin-coloured too, but nothing crosses the edge to it).
+        body = changed | skin | moving
+        skin &= (region_sizes(body) >= cfg.hand_min_cells) & regions_touching(body, reach)
+        seeds = moving | skin | arm
         hand = dilate_cells(skin, cfg.occlusion_grow)
         board_wide = max(float((changed & ~hand).mean()), float(moving.mean()))
         if self._global_since is not None or board_wide >= cfg.global_fraction:
@@ -480,7 +498,8 @@ class BoardTracker:
         self._unreadable_since = None
 
         relocked = False
-        if seeds.any():
+        # (A still arm does not stop the drift check: a board that slid changes its edges too.)
+        if (moving | skin).any():
             self._still_frames = 0
         else:
             self._still_frames += 1
