@@ -286,7 +286,7 @@ def _read(frame: np.ndarray, placed: _Placement, reference: np.ndarray | None, p
     with_reference = reference is not None and placed.reference_corners is not None
     model = _colour_model(profile, placed.edition, edition_known, white_possible=with_reference)
     reader = CellReader(edition=placed.edition, colour_model=model, config=config.reader)
-    if reference is not None and placed.reference_corners is not None:
+    if with_reference:
         with _timed(timings, "reference"):
             reader.set_reference(reader.rectify(reference, placed.reference_corners))
     with _timed(timings, "read"):

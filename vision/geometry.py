@@ -226,8 +226,9 @@ def line_homography(
     assume it (and inherit the error of the rough grid the samples were taken with); here each
     sample constrains only the distance across its line, which is what a gap measurement gives.
     The image-to-grid map ``G`` is linear in these constraints (``G[0].p = k G[2].p``), so
-    RANSAC draws 4 samples of each family, solves by SVD (all draws at once), and refits on the
-    consensus. ``threshold`` is in cells (grid units). Returns ``(3, 3)`` float64 or None.
+    RANSAC draws 4 samples of each family, solves all draws at once (a batched 8x8 solve), and
+    refits on the consensus by least squares. ``threshold`` is in cells (grid units). Returns
+    ``(3, 3)`` float64 or None.
     """
     k = np.asarray(k, np.float64)
     vertical = np.asarray(vertical, bool)

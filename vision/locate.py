@@ -278,7 +278,7 @@ def locate_grid(
         )
     best = _finish(frame, gray, white, best, config)
     # The gap fit moves corners by less than its search each round: once more from where it ended.
-    again, _ = _gap_fit(gray, best.corners, config)
+    again, _, _ = _gap_fit(gray, best.corners, config)
     if again is not None:
         best = replace(best, corners=again)
     # The shape only (no aspect): the print has shown the layout cell by cell, which a grid of
@@ -399,17 +399,15 @@ def _finish(frame, gray, white, match: InkMatch, config: LocateConfig) -> InkMat
     # A lattice bent by a cell or more in one corner still lies on the gaps over most of the
     # board, which the fit follows; so large moves are kept when the gaps place the result
     # edge to edge (``lattice_extent``) or the ink shows the layout clearly better there.
-    far, _ = _gap_fit(gray, match.corners, dense, max_move=config.max_placed_move_cells,
-                      min_support=config.placed_gap_support)
+    gaps, far, support = _gap_fit(gray, match.corners, dense)
     if far is not None:
         placed = ink_match(frame, far, config, reach=1, gray=gray)
         if _accepted(placed, config) and (placed.placed or placed.z >= match.z + config.refine_z_slack):
             return placed
-    gaps, support = _gap_fit(gray, match.corners, dense)
     if gaps is None and support >= config.gap_retry_support and config.use_align:
         # The gaps are there but the placement is too far off for them: the lattice search first.
         aligned, _ = align_lattice(white, match.corners, config)
-        gaps, _ = _gap_fit(gray, aligned, dense)
+        gaps, _, _ = _gap_fit(gray, aligned, dense)
     slack = config.refine_z_slack
     if gaps is None and not config.use_align:
         return match
@@ -532,19 +530,17 @@ def _register(frame, gray, white, corners, config: LocateConfig) -> InkMatch:
     if _accepted(first, config) and first.z >= config.full_z:
         return first  # already on the cards: the final gap fit will make it sub-pixel
     tries = [np.asarray(corners, np.float32)]
-    gaps, support = _gap_fit(gray, corners, config)
-    if gaps is None:
-        # A rough outline can be over a cell off in a corner; the gaps over the rest of the
-        # board still find the lattice (its placement is then checked like any other).
-        gaps, _ = _gap_fit(gray, corners, config, max_move=config.max_placed_move_cells,
-                           min_support=config.placed_gap_support)
+    gaps, far, support = _gap_fit(gray, corners, config)
+    # A rough outline can be over a cell off in a corner; the gaps over the rest of the board
+    # still find the lattice (its placement is then checked like any other).
+    gaps = far if gaps is None else gaps
     if gaps is not None:
         tries.append(gaps)
     elif config.use_align:
         aligned, _ = align_lattice(white, corners, config)
         tries.append(aligned)
         if support >= config.gap_retry_support:
-            gaps, _ = _gap_fit(gray, aligned, config)
+            gaps, _, _ = _gap_fit(gray, aligned, config)
             if gaps is not None:
                 tries.append(gaps)
     matches = [first] + [ink_match(frame, t, config, gray=gray) for t in tries[1:]]
@@ -563,33 +559,26 @@ def refine_corners(frame: np.ndarray, corners: np.ndarray, config: LocateConfig 
     feature match is a few pixels off, which the cell reader's comparisons cannot absorb)."""
     frame = check_frame(frame)
     gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    refined, _ = _gap_fit(gray, corners, config)
+    refined, _, _ = _gap_fit(gray, corners, config)
     return np.asarray(corners if refined is None else refined, dtype=np.float32)
 
 
 def _gap_fit(
-    gray: np.ndarray,
-    corners: np.ndarray,
-    config: LocateConfig,
-    *,
-    max_move: float | None = None,
-    min_support: float | None = None,
-) -> tuple[np.ndarray | None, float]:
-    """Corners from the card-gap lattice near ``corners`` when enough gaps agree (else None), and the support.
-
-    ``max_move`` (cells) and ``min_support`` default to ``max_refine_move_cells`` and ``gap_accept``."""
-    max_move = config.max_refine_move_cells if max_move is None else max_move
-    min_support = config.gap_accept if min_support is None else min_support
+    gray: np.ndarray, corners: np.ndarray, config: LocateConfig
+) -> tuple[np.ndarray | None, np.ndarray | None, float]:
+    """Fit the card-gap lattice near ``corners``: the fitted corners as usually trusted
+    (``gap_accept`` support, a move of at most ``max_refine_move_cells``) or None, the same
+    corners under the looser far limits (``placed_gap_support``, ``max_placed_move_cells``;
+    to be kept only when checked otherwise) or None, and the support."""
     # Whole-cell shifts are settled by the ink pattern afterwards, not by the gaps.
     fit = refine_grid_homography(gray, grid_homography(np.asarray(corners, np.float32)), config, test_shifts=False)
     if fit is None:
-        return None, 0.0
-    if fit[1] < min_support:
-        return None, float(fit[1])
-    refined = apply_homography(fit[0], GRID_CORNERS_UV)
-    if _moved_cells(refined, corners) > max_move:
-        return None, float(fit[1])
-    return refined, float(fit[1])
+        return None, None, 0.0
+    refined, support = apply_homography(fit[0], GRID_CORNERS_UV), float(fit[1])
+    moved = _moved_cells(refined, corners)
+    near = refined if support >= config.gap_accept and moved <= config.max_refine_move_cells else None
+    far = refined if support >= config.placed_gap_support and moved <= config.max_placed_move_cells else None
+    return near, far, support
 
 
 def lattice_candidates(gray: np.ndarray, config: LocateConfig) -> list[np.ndarray]:
@@ -1057,9 +1046,10 @@ def lattice_extent(gray: np.ndarray, corners: np.ndarray, reach: int, config: Lo
     strength is the median over its 10 stretches of the boundary evidence (chips and hands
     hide a few). For each shift ``d`` in ``-reach..reach`` and each family (``v`` = rows, then
     ``u`` = columns), the score is ``(inner - outer) / inner``: the mean strength of lines
-    ``d+1..d+9`` less that of ``d`` and ``d+10``, relative; about 1 at the true grid and about
-    0.4 a cell off. Returns ``(2, 2 * reach + 1)`` scores and the inner lines' strength of the
-    best shifts (grey levels; small when no gap is visible), or None when unmeasurable.
+    ``d+1..d+9`` less the stronger of lines ``d`` and ``d+10``, relative; about 1 at the true
+    grid and 0 or below a cell off (one of its edges is then a real gap). Returns
+    ``(2, 2 * reach + 1)`` scores and the inner lines' strength of the best shifts (grey
+    levels; small when no gap is visible), or None when unmeasurable.
     """
     ks = np.arange(-reach, SIZE + reach + 1)
     p = _line_profiles(gray, grid_homography(np.asarray(corners, np.float32)), ks, config.extent_search_cells, config)
