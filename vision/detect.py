@@ -22,6 +22,7 @@ from engine.labels import TEAM_COLOURS, edition_of_colours
 from engine.layout import EDITIONS, SIZE
 from vision.classify import CellReader, ReaderConfig
 from vision.colour import DEFAULT_PROTOTYPES, ColourModel
+from vision.flipped import FlippedPrior, read_flipped_as_lines
 from vision.geometry import guess_edition
 from vision.warp import check_corners, check_frame
 
@@ -36,6 +37,8 @@ class DetectConfig:
     default_edition: str = "classic"
     relocate_fallback: bool = True
     """When re-finding from the reference fails, try locating from scratch before giving up."""
+    flipped: FlippedPrior | None = field(default_factory=FlippedPrior)
+    """White chips read as whole sequences (None: cell by cell)."""
 
 
 @dataclass
@@ -290,7 +293,13 @@ def _read(frame: np.ndarray, placed: _Placement, reference: np.ndarray | None, p
         with _timed(timings, "reference"):
             reader.set_reference(reader.rectify(reference, placed.reference_corners))
     with _timed(timings, "read"):
-        return reader.read(frame, placed.corners)
+        reading = reader.read(frame, placed.corners)
+        if config.flipped is not None and "flipped" in model.labels:
+            labels, confidence = read_flipped_as_lines(
+                reading.labels, reading.confidence, reading.features["chip_logit"],
+                reading.features["proto_dist"], model.labels, config.flipped)
+            reading = replace(reading, labels=labels, confidence=confidence)
+        return reading
 
 
 def _colour_model(profile: Any, edition: str, edition_known: bool, *, white_possible: bool = False) -> ColourModel:

@@ -1,0 +1,108 @@
+"""White chips are read as whole sequences: lines vouch for faint chips and drop lone glints."""
+
+import numpy as np
+import pytest
+
+from vision.detect import DetectConfig, detect
+from vision.flipped import flipped_lines, read_flipped_as_lines
+from vision.sim import random_spec, render
+
+NAMES = ("blue", "red", "yellow", "flipped")
+
+
+def _board(cells: dict[tuple[int, int], str]) -> list[list[str]]:
+    labels = [["empty"] * 10 for _ in range(10)]
+    for r, c in ((0, 0), (0, 9), (9, 9), (9, 0)):
+        labels[r][c] = "free"
+    for (r, c), v in cells.items():
+        labels[r][c] = v
+    return labels
+
+
+def _logits(labels: list[list[str]], faint: dict[tuple[int, int], float] | None = None) -> np.ndarray:
+    """Clear chips at +8, empty cards at -7, ``faint`` cells at their own logit."""
+    logit = np.where(np.isin(np.array(labels), ("empty", "free")), -7.0, 8.0).astype(np.float32)
+    for (r, c), v in (faint or {}).items():
+        logit[r, c] = v
+    return logit
+
+
+def _dist(labels: list[list[str]]) -> np.ndarray:
+    """Prototype distances: 0.5 to the cell's own colour, 3 to white, 6 to the rest."""
+    dist = np.full((10, 10, len(NAMES)), 6.0, np.float32)
+    dist[..., NAMES.index("flipped")] = 3.0
+    for r in range(10):
+        for c in range(10):
+            if labels[r][c] in NAMES:
+                dist[r, c, NAMES.index(labels[r][c])] = 0.5
+    return dist
+
+
+def _read(labels, logit):
+    return read_flipped_as_lines(labels, np.ones((10, 10), np.float32), logit, _dist(labels), NAMES)
+
+
+def test_four_clear_white_chips_vouch_for_a_faint_fifth():
+    line = {(4, c): "flipped" for c in range(2, 6)}
+    labels = _board(line)
+    out, conf = _read(labels, _logits(labels, faint={(4, 6): -1.0}))
+    assert [out[4][c] for c in range(2, 7)] == ["flipped"] * 5
+    assert conf[4, 6] < 0.5  # inferred, not seen
+    assert conf[4, 2] == 1.0
+
+
+def test_a_lone_white_reading_is_an_empty_card():
+    labels = _board({(5, 5): "flipped"})
+    out, _ = _read(labels, _logits(labels, faint={(5, 5): 1.5}))
+    assert out[5][5] == "empty"
+
+
+def test_a_lone_white_reading_that_is_surely_a_chip_takes_its_next_colour():
+    labels = _board({(5, 5): "flipped"})
+    dist = _dist(labels)
+    dist[5, 5, NAMES.index("red")] = 2.0
+    out, _ = read_flipped_as_lines(labels, np.ones((10, 10), np.float32), _logits(labels), dist, NAMES)
+    assert out[5][5] == "red"
+
+
+def test_a_free_corner_completes_a_white_line():
+    line = {(0, c): "flipped" for c in range(1, 5)}
+    labels = _board(line)
+    out, _ = _read(labels, _logits(labels))
+    assert [out[0][c] for c in range(1, 5)] == ["flipped"] * 4
+    assert out[0][0] == "free" and out[0][5] == "empty"
+
+
+def test_a_white_line_does_not_run_through_a_coloured_chip():
+    cells = {(3, c): "flipped" for c in (1, 2, 4, 5)}
+    cells[(3, 3)] = "blue"
+    labels = _board(cells)
+    out, _ = _read(labels, _logits(labels))
+    assert out[3][3] == "blue"
+    assert all(out[3][c] != "flipped" for c in (1, 2, 4, 5))
+
+
+def test_a_line_is_not_stretched_past_five_by_a_faint_neighbour():
+    labels = _board({(6, c): "flipped" for c in range(1, 6)})
+    out, _ = _read(labels, _logits(labels, faint={(6, 6): -0.5}))
+    assert out[6][6] == "empty"  # a sixth would share four cells with the first sequence
+
+
+def test_two_sequences_may_share_one_cell():
+    cells = {(2, c): "flipped" for c in range(2, 7)} | {(r, 4): "flipped" for r in range(3, 7)}
+    labels = _board(cells)
+    taken = flipped_lines(_logits(labels).reshape(-1), np.zeros(100, bool)).reshape(10, 10)
+    assert taken[2, 2:7].all() and taken[2:7, 4].all()
+    assert taken.sum() == 9
+
+
+@pytest.mark.parametrize("seed", [5097, 5031])
+def test_rendered_jumbo_board_reads_right_only_with_the_lines(seed):
+    """Seeds where the cell-by-cell reading has white chips wrong (missed in 5097, glints in
+    5031) and the line reading has every visible cell right."""
+    scene = render(random_spec(seed, edition="jumbo", difficulty="normal"))
+    truth, visible = np.array(scene.labels), ~scene.occluded
+    cellwise = detect(scene.frame, corners=scene.corners, edition="jumbo", config=DetectConfig(flipped=None))
+    lines = detect(scene.frame, corners=scene.corners, edition="jumbo")
+    assert not np.array_equal(np.array(cellwise.labels)[visible], truth[visible])
+    assert np.array_equal(np.array(lines.labels)[visible], truth[visible])

@@ -1,0 +1,93 @@
+"""White (flipped) chips exist only in completed sequences: read them as lines, not cells.
+
+On the Jumbo mat players turn the chips of a completed sequence white side up, so every white
+chip on a still board belongs to five in a row (free corners count), and two sequences share at
+most one cell. A white chip on a white card is the reader's weakest call; seen as a line, four
+clear white chips vouch for a blurred fifth, and a lone "white chip" is a glint on a card.
+
+Used by ``detect`` on still frames only: during a live game the flips arrive one chip at a time,
+and the engine, which knows which sequence is being flipped, judges them there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.labels import TEAM_COLOURS
+from engine.layout import CORNERS, SIZE
+from engine.sequences import WINDOWS
+
+_WINDOW_CELLS = np.array([[r * SIZE + c for r, c in window] for window in WINDOWS], dtype=np.intp)
+"""``(192, 5)`` flat cell indices of every five-in-a-row window (the engine's list)."""
+_CORNER_CELLS = np.array([r * SIZE + c for r, c in CORNERS], dtype=np.intp)
+
+
+@dataclass(frozen=True)
+class FlippedPrior:
+    """How a line of white chips is weighed (fitted on rendered Jumbo frames of seeds 5000-5239,
+    none of them a benchmark's)."""
+
+    bias: float = 1.0
+    """Added to each cell's chip logit: a faint white chip in a line of clear ones is still one."""
+    cap: float = 3.0
+    """Most one cell adds to a line, so one bright glint cannot carry four plain cards."""
+    window_cost: float = 2.0
+    """What a line must score above to be taken as a sequence."""
+    sure_chip: float = 4.0
+    """A lone "white" cell with a chip logit above this is a chip of its next-nearest colour."""
+    doubt: float = 0.45
+    """Confidence given to a cell whose label the line changed (inferred, not seen)."""
+
+
+def flipped_lines(chip_logit: np.ndarray, team_chip: np.ndarray, prior: FlippedPrior = FlippedPrior()) -> np.ndarray:
+    """Cells ``(100,)`` bool covered by the most likely set of white five-in-a-rows.
+
+    ``chip_logit`` ``(100,)``: the reader's chip logit per cell; ``team_chip`` ``(100,)`` bool: the
+    cell holds a coloured chip (which no white line can cross). Greedy: the best-scoring window
+    first, each later one sharing at most one cell with each taken (the sequence-sharing rule).
+    """
+    score = np.minimum(chip_logit.astype(np.float32) + prior.bias, prior.cap)
+    score[team_chip] = -1e6
+    score[_CORNER_CELLS] = 0.0
+    taken = np.zeros(SIZE * SIZE, dtype=bool)
+    allowed = np.ones(len(_WINDOW_CELLS), dtype=bool)
+    while True:
+        gain = np.where(taken[_WINDOW_CELLS], 0.0, score[_WINDOW_CELLS]).sum(axis=1)
+        gain[~allowed] = -np.inf
+        best = int(gain.argmax())
+        if gain[best] <= prior.window_cost:
+            break
+        mine = np.zeros(SIZE * SIZE, dtype=bool)
+        mine[_WINDOW_CELLS[best]] = True
+        taken |= mine
+        allowed &= mine[_WINDOW_CELLS].sum(axis=1) <= 1
+    taken[_CORNER_CELLS] = False
+    return taken
+
+
+def read_flipped_as_lines(labels: list[list[str]], confidence: np.ndarray, chip_logit: np.ndarray,
+                          proto_dist: np.ndarray, names: tuple[str, ...],
+                          prior: FlippedPrior = FlippedPrior()) -> tuple[list[list[str]], np.ndarray]:
+    """Labels and confidence ``(10, 10)`` with white chips only on the best white lines.
+
+    ``proto_dist`` ``(10, 10, len(names))``: each cell's distance to each colour prototype, in
+    ``names`` order (``"flipped"`` among them). A white reading off every line becomes the
+    next-nearest colour when a chip is surely there, else empty; a cell on a line becomes white.
+    """
+    flat = np.asarray(labels, dtype=object).reshape(-1)
+    logit = np.asarray(chip_logit, dtype=np.float32).reshape(-1)
+    on_line = flipped_lines(logit, np.isin(flat, TEAM_COLOURS), prior)
+    out = flat.copy()
+    out[on_line] = "flipped"
+    stray = (flat == "flipped") & ~on_line
+    if stray.any():
+        dist = np.asarray(proto_dist, dtype=np.float32).reshape(SIZE * SIZE, -1).copy()
+        dist[:, list(names).index("flipped")] = np.inf
+        nearest = np.asarray(names, dtype=object)[dist.argmin(axis=1)]
+        out[stray] = np.where(logit[stray] > prior.sure_chip, nearest[stray], "empty")
+    changed = out != flat
+    conf = np.asarray(confidence, dtype=np.float32).reshape(-1).copy()
+    conf[changed] = np.minimum(conf[changed], prior.doubt)
+    return out.reshape(SIZE, SIZE).tolist(), conf.reshape(SIZE, SIZE)
