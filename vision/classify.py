@@ -57,10 +57,18 @@ TWIN = _twin_index()
 
 
 def _row_median(values: np.ndarray) -> np.ndarray:
-    """Median of each row of ``(rows, n)`` (the upper one for even ``n``): one partition, no copy
-    of NumPy's general median machinery."""
-    k = values.shape[1] // 2
-    return np.partition(values, k, axis=1)[:, k]
+    """Median along the last axis of ``(..., n)`` (the upper one for even ``n``): one partition,
+    no copy of NumPy's general median machinery."""
+    k = values.shape[-1] // 2
+    return np.partition(values, k, axis=-1)[..., k]
+
+
+def _order_stats(values: np.ndarray, ks: tuple[int, ...]) -> tuple[np.ndarray, ...]:
+    """The ``k``-th smallest along the last axis, for each ``k`` in ``ks``. Rows here are short
+    (one value per ring angle): NumPy's vectorised sort is several times faster on them than
+    ``np.partition``, and the order statistics are the same numbers."""
+    ordered = np.sort(values, axis=-1)
+    return tuple(ordered[..., k] for k in ks)
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
@@ -206,11 +214,25 @@ def _sample_plan(geom: GridGeometry, cfg: ReaderConfig) -> tuple[np.ndarray, ...
     return plan
 
 
+def _neighbour_index() -> np.ndarray:
+    """For each cell (row-major), its 3x3 neighbourhood's cells with edges replicated, ``(100, 9)``."""
+    rows, cols = np.divmod(np.arange(N_CELLS), SIZE)
+    steps = np.array([-1, 0, 1])
+    ny = np.clip(rows[:, None, None] + steps[None, :, None], 0, SIZE - 1)
+    nx = np.clip(cols[:, None, None] + steps[None, None, :], 0, SIZE - 1)
+    return (ny * SIZE + nx).reshape(N_CELLS, 9)
+
+
+NEIGHBOURS = _neighbour_index()
+
+
 def _neighbour_median(values: np.ndarray) -> np.ndarray:
-    """Median over each cell's 3x3 neighbourhood (edge-replicated) of ``(10, 10, C)`` values."""
-    padded = np.pad(values, ((1, 1), (1, 1), (0, 0)), mode="edge")
-    stack = np.stack([padded[dy : dy + SIZE, dx : dx + SIZE] for dy in range(3) for dx in range(3)])
-    return np.median(stack, axis=0)
+    """Median over each cell's 3x3 neighbourhood (edge-replicated) of ``(10, 10, C)`` values: one
+    gather and a sort of nine, the middle one (what ``np.median`` of nine values returns)."""
+    channels = values.shape[2]
+    stack = np.take(values.reshape(N_CELLS, channels).T, NEIGHBOURS, axis=1)  # (C, 100, 9)
+    middle = np.sort(stack, axis=-1)[..., 4]
+    return np.ascontiguousarray(middle.T).reshape(SIZE, SIZE, channels)
 
 
 class CellReader:
@@ -238,7 +260,18 @@ class CellReader:
          self._cos, self._sin) = _sample_plan(self.geometry, config)
         row = self.geometry.size[0]
         self._shifts = [dy * row + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
+        # The same sets as indices into an interleaved ``(10h, 10w, 3)`` image, ``(3, 100, n)``: all
+        # three channels in one gather.
+        channel = np.arange(3).reshape(3, 1, 1)
+        self._outer3, self._core3, self._cover3 = (
+            i[None] * 3 + channel for i in (self._outer, self._core, self._cover)
+        )
+        # Every covered disc, and its twin's, shifted by each one-pixel offset: ``(9, 100, n)``.
+        shifts = np.asarray(self._shifts).reshape(-1, 1, 1)
+        self._cover_shifted = self._cover[None] + shifts
+        self._twin_shifted = self._cover[TWIN][None] + shifts
         self._ref_lab: np.ndarray | None = None
+        self._ref_planes: list[np.ndarray] = []
         if reference_patches is not None:
             self.set_reference(reference_patches)
 
@@ -253,6 +286,7 @@ class CellReader:
             raise ValueError(f"reference_patches must be {(h, w, 3)}, got {reference_patches.shape}")
         lab, _white = self._balanced_lab(reference_patches)
         self._ref_lab = lab
+        self._ref_planes = [p.reshape(-1) for p in cv2.split(lab)]
 
     # -- stages ---------------------------------------------------------------------------------
 
@@ -260,7 +294,7 @@ class CellReader:
         """Per-cell white ``(10, 10, 3)`` float32 from the brightest outer pixels of each cell,
         replaced by the neighbours' median where it disagrees with them (art, glare, a chip)."""
         cfg = self.config
-        outer = [np.take(p.reshape(-1), self._outer) for p in cv2.split(img)]  # 3 x (100, n)
+        outer = np.take(img.reshape(-1), self._outer3)  # (3, 100, n): B, G, R in one gather
         bright = outer[0] + outer[1] + outer[2]
         k = int(cfg.white_quantile * (bright.shape[1] - 1))
         thr = np.partition(bright, k, axis=1)[:, k : k + 1]
@@ -277,46 +311,47 @@ class CellReader:
         k = self.config.blur_ksize
         img = (cv2.blur(grid, (k, k)) if k > 1 else grid).astype(np.float32)
         white = self._local_white(img)
-        gain = cv2.resize(1.0 / white, self.geometry.size, interpolation=cv2.INTER_NEAREST)
-        return balanced_lab(cv2.multiply(img, gain)), white
+        # Each cell's pixels times its gain: one broadcast over rows of cells, no gain image.
+        h, w = self.geometry.cell_h, self.geometry.cell_w
+        row_gain = np.repeat(1.0 / white, w, axis=1).reshape(SIZE, 1, -1)  # (10, 1, 10w * 3)
+        balanced = (img.reshape(SIZE, h, -1) * row_gain).reshape(img.shape)
+        return balanced_lab(balanced, overwrite=True), white
 
     def features(self, grid: np.ndarray) -> dict[str, np.ndarray]:
         """Per-cell cues from a rectified grid; every value ``(100,)`` or ``(100, k)`` float32.
 
-        Channels are handled as separate planes (``cv2.split``): NumPy reduces a trailing axis of
-        length 3 slowly, and this is the per-frame hot path.
+        Channels are handled as separate planes (``cv2.split``) or gathered as a leading axis of
+        three: NumPy reduces a trailing axis of length 3 slowly, and this is the per-frame hot path.
         """
         cfg = self.config
         lab, white = self._balanced_lab(grid)
-        planes = [p.reshape(-1) for p in cv2.split(lab)]
-        b, g, r = cv2.split(grid)
-        raw_max = np.take(cv2.max(cv2.max(b, g), r).reshape(-1), self._core)
+        lab_planes = cv2.split(lab)
+        planes = [p.reshape(-1) for p in lab_planes]
+        raw_max = np.take(grid.reshape(-1), self._core3).max(axis=0)  # brightest raw channel
         saturated = (raw_max >= cfg.saturated_level).mean(axis=1)
-        core = [np.take(p, self._core) for p in planes]  # 3 x (100, n)
-        med = np.stack([_row_median(c) for c in core], axis=1)  # (100, 3)
-        dev = sum((c - m[:, None]) ** 2 for c, m in zip(core, med.T, strict=True))
-        spread = _row_median(np.sqrt(dev))
-        cover = [np.take(p, self._cover) for p in planes]
-        cover_med = [_row_median(c)[:, None] for c in cover]
-        texture = np.sqrt(sum((c - m) ** 2 for c, m in zip(cover, cover_med, strict=True))).mean(axis=1)
+        flat = lab.reshape(-1)
+        core = np.take(flat, self._core3)  # (3, 100, n): L, a, b
+        core_med = _row_median(core)  # (3, 100)
+        med = np.ascontiguousarray(core_med.T)  # (100, 3)
+        spread = _row_median(np.sqrt(np.square(core - core_med[..., None]).sum(axis=0)))
+        cover = np.take(flat, self._cover3)
+        texture = np.sqrt(np.square(cover - _row_median(cover)[..., None]).sum(axis=0)).mean(axis=1)
         # A chip face against the card is a colour step across the rim; a chip's dark edge and
         # shadow a line on it. Both in L1 Lab units (cheaper than ΔE, same ordering of evidence).
         step = np.zeros(self._ring_in.shape, np.float32)
         line = np.zeros(self._ring_in.shape, np.float32)
-        for p in planes:
+        for p in planes:  # in place: these are the largest temporaries of a read
             inner, mid, outer = np.take(p, self._ring_in), np.take(p, self._ring_mid), np.take(p, self._ring_out)
-            step += np.abs(outer - inner)
-            line += np.abs(mid - 0.5 * (inner + outer))
-        edge = np.maximum(step, line)
+            half_sum = np.add(inner, outer)
+            half_sum *= 0.5
+            step += np.abs(np.subtract(outer, inner, out=outer), out=outer)
+            line += np.abs(np.subtract(mid, half_sum, out=mid), out=mid)
+        edge = np.maximum(step, line, out=step)
         k = int(cfg.ring_quantile * (cfg.ring_angles - 1))
         k2 = (cfg.ring_angles - 1) // 2
-        parted = np.partition(edge, (k, k2), axis=2)
-        ring = parted[:, :, k].max(axis=1)
-        ring_median = parted[:, :, k2].max(axis=1)
-        rim = self._rim_gradient(lab[..., 0])
-        parted = np.partition(rim, (k, k2), axis=2)
-        rim_low = parted[:, :, k].max(axis=1)
-        rim_median = parted[:, :, k2].max(axis=1)
+        ring, ring_median = (q.max(axis=1) for q in _order_stats(edge, (k, k2)))
+        rim = self._rim_gradient(lab_planes[0])
+        rim_low, rim_median = (q.max(axis=1) for q in _order_stats(rim, (k, k2)))
         dist = self.colour_model.distances(med)  # (100, P)
         feats = {
             "white_dist": self._white_model.distances(med)[:, 0],
@@ -332,26 +367,26 @@ class CellReader:
             "brightness": white.reshape(N_CELLS, 3).mean(axis=1),
             "saturated": saturated,
         }
-        feats["twin_change"], feats["twin_change_low"], feats["twin_ncc"] = self._twin_change(lab)
+        feats["twin_change"], feats["twin_change_low"], feats["twin_ncc"] = self._twin_change(planes)
         if self._ref_lab is not None:
             (feats["ref_change"], feats["ref_change_low"], feats["ref_median"],
-             feats["ref_ncc"]) = self._reference_change(lab)
+             feats["ref_ncc"]) = self._reference_change(planes)
         return feats
 
-    def _shifted_delta(self, lab: np.ndarray, other: np.ndarray, own_idx: np.ndarray,
-                       other_idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """ΔE between ``lab`` at ``own_idx`` and ``other`` at ``other_idx``, ``(100, n)``, with
+    def _shifted_delta(self, planes: list[np.ndarray], other: list[np.ndarray], own_idx: np.ndarray,
+                       shifted_idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """ΔE between Lab ``planes`` (flat L, a, b) at ``own_idx`` ``(100, n)`` and ``other`` at
+        ``shifted_idx`` (``(9, 100, n)``: its indices plus each one-pixel shift), ``(100, n)``, with
         ``other`` shifted per cell by the one-pixel offset that matches it best (misregistration
         is not change; one shift per cell, so a hidden pip still counts); and the correlation of
         the two lightness patterns, ``(100,)``: the same print correlates whatever the light, a
         chip over it does not."""
-        own = [np.take(p.reshape(-1), own_idx) for p in cv2.split(lab)]
-        oth = [p.reshape(-1) for p in cv2.split(other)]
-        cost = np.stack([
-            np.abs(own[0] - np.take(oth[0], other_idx + offset)).sum(axis=1) for offset in self._shifts
-        ])  # (9, 100): how well each one-pixel shift matches, on lightness
-        idx = other_idx + np.asarray(self._shifts)[cost.argmin(axis=0)][:, None]
-        aligned = [np.take(q, idx) for q in oth]
+        own = [np.take(p, own_idx) for p in planes]
+        shifted = np.take(other[0], shifted_idx)
+        cost = np.abs(np.subtract(own[0], shifted, out=shifted), out=shifted).sum(axis=2)
+        # (9, 100): how well each one-pixel shift matches, on lightness
+        idx = shifted_idx[cost.argmin(axis=0), np.arange(N_CELLS)]
+        aligned = [np.take(q, idx) for q in other]
         d2 = sum((o - q) ** 2 for o, q in zip(own, aligned, strict=True))
         a = own[0] - own[0].mean(axis=1, keepdims=True)
         b = aligned[0] - aligned[0].mean(axis=1, keepdims=True)
@@ -360,10 +395,10 @@ class CellReader:
         ncc = (a * b).sum(axis=1) / np.sqrt(((a * a).sum(axis=1) + floor) * ((b * b).sum(axis=1) + floor))
         return np.sqrt(d2), ncc
 
-    def _twin_change(self, lab: np.ndarray) -> tuple[np.ndarray, ...]:
+    def _twin_change(self, planes: list[np.ndarray]) -> tuple[np.ndarray, ...]:
         """Fraction of each covered disc clearly / slightly different from the same place in its
         twin cell (the other cell printed with the same card), and their print correlation, ``(100,)`` each."""
-        delta, ncc = self._shifted_delta(lab, lab, self._cover, self._cover[TWIN])
+        delta, ncc = self._shifted_delta(planes, planes, self._cover, self._twin_shifted)
         cfg = self.config
         return (delta > cfg.ref_delta).mean(axis=1), (delta > cfg.ref_delta_low).mean(axis=1), ncc
 
@@ -373,18 +408,23 @@ class CellReader:
         gx = cv2.Sobel(lightness, cv2.CV_32F, 1, 0, ksize=3, scale=0.125).reshape(-1)
         gy = cv2.Sobel(lightness, cv2.CV_32F, 0, 1, ksize=3, scale=0.125).reshape(-1)
         best = None
-        for idx in self._rim:
-            radial = np.abs(np.take(gx, idx) * self._cos + np.take(gy, idx) * self._sin)
-            best = radial if best is None else np.maximum(best, radial)
+        for idx in self._rim:  # in place: (100, n_hyp, A) temporaries are the bulk of the work
+            radial = np.take(gx, idx)
+            radial *= self._cos
+            along_y = np.take(gy, idx)
+            along_y *= self._sin
+            radial += along_y
+            np.abs(radial, out=radial)
+            best = radial if best is None else np.maximum(best, radial, out=best)
         assert best is not None
         return best
 
-    def _reference_change(self, lab: np.ndarray) -> tuple[np.ndarray, ...]:
+    def _reference_change(self, planes: list[np.ndarray]) -> tuple[np.ndarray, ...]:
         """How each covered disc differs from the empty board: the fraction of clearly changed
         pixels, of slightly changed pixels (a white chip on white card), the median ΔE and the
         print correlation, ``(100,)`` each."""
         assert self._ref_lab is not None
-        delta, ncc = self._shifted_delta(lab, self._ref_lab, self._cover, self._cover)
+        delta, ncc = self._shifted_delta(planes, self._ref_planes, self._cover, self._cover_shifted)
         cfg = self.config
         return (
             (delta > cfg.ref_delta).mean(axis=1),
@@ -476,5 +516,5 @@ class CellReader:
         feats = self.features(grid)
         labels, conf, logit = self.decide(feats)
         feats["chip_logit"] = logit
-        shaped = {k: v.reshape(SIZE, SIZE, *v.shape[1:]).astype(np.float32) for k, v in feats.items()}
+        shaped = {k: v.reshape(SIZE, SIZE, *v.shape[1:]).astype(np.float32, copy=False) for k, v in feats.items()}
         return CellReading(labels, conf, shaped)

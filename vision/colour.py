@@ -11,6 +11,7 @@ marker (coins, say) can be taught under a team colour's name.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -135,19 +136,17 @@ class ColourModel:
         out = []
         for name in names:
             proto = self.prototypes[name]
-            mean = np.asarray(proto.mean, dtype=np.float32)
-            spread = np.asarray(proto.spread, dtype=np.float32)
-            chroma = float(np.hypot(mean[1], mean[2]))
+            mean, spread, chroma, ua, ub, ab_spread, log_spread = _distance_constants(
+                tuple(proto.mean), tuple(proto.spread)
+            )
             d_l = (lab[..., 0] - mean[0]) / spread[0]
             if chroma < HUE_CHROMA_MIN:
                 d_a = (lab[..., 1] - mean[1]) / spread[1]
                 d_b = (lab[..., 2] - mean[2]) / spread[2]
                 out.append(np.sqrt(d_l * d_l + d_a * d_a + d_b * d_b))
                 continue
-            ua, ub = mean[1] / chroma, mean[2] / chroma
             along = lab[..., 1] * ua + lab[..., 2] * ub
-            across = (lab[..., 2] * ua - lab[..., 1] * ub) / float(spread[1:].mean())
-            log_spread = max(CHROMA_LOG_SPREAD, float(spread[1:].mean()) / chroma)
+            across = (lab[..., 2] * ua - lab[..., 1] * ub) / ab_spread
             ratio = np.log(np.maximum(along, CHROMA_FLOOR) / chroma) / log_spread
             out.append(np.sqrt(d_l * d_l + across * across + ratio * ratio))
         return np.stack(out, axis=-1).astype(np.float32)
@@ -189,6 +188,24 @@ class ColourModel:
         return cls(protos)
 
 
+
+@functools.lru_cache(maxsize=64)
+def _distance_constants(centre: tuple[float, ...], spread_: tuple[float, ...]) -> tuple:
+    """What ``ColourModel.distances`` needs of a prototype, computed once (it runs every frame):
+    mean and spread as float32 arrays, chroma, the unit hue direction ``(ua, ub)``, the mean a/b
+    spread and the log-chroma spread."""
+    mean = np.asarray(centre, dtype=np.float32)
+    spread = np.asarray(spread_, dtype=np.float32)
+    mean.setflags(write=False)
+    spread.setflags(write=False)
+    chroma = float(np.hypot(mean[1], mean[2]))
+    if chroma < HUE_CHROMA_MIN:
+        return mean, spread, chroma, None, None, None, None
+    ab_spread = float(spread[1:].mean())
+    log_spread = max(CHROMA_LOG_SPREAD, ab_spread / chroma)
+    return mean, spread, chroma, mean[1] / chroma, mean[2] / chroma, ab_spread, log_spread
+
+
 def _triple(value: object, what: str) -> tuple[float, float, float]:
     if not isinstance(value, (list, tuple)) or len(value) != 3:
         raise ValueError(f"{what} must be a list of 3 numbers, got {value!r}")
@@ -217,15 +234,18 @@ _F_TO_LAB = np.array(
 """(fX, fY, fZ, 1) -> (L, a, b): the linear last step of CIE Lab, as one OpenCV transform."""
 
 
-def balanced_lab(balanced_bgr: np.ndarray) -> np.ndarray:
+def balanced_lab(balanced_bgr: np.ndarray, *, overwrite: bool = False) -> np.ndarray:
     """Lab of white-balanced BGR (``(H, W, 3)`` float, 1.0 = the board's white) -> float32 Lab.
 
     CIE Lab with the card face as white point; camera values are linearised with gamma 2
     (close to sRGB) and the cube root is taken everywhere (no linear toe): a few times faster
     than OpenCV's converter, and the differences are far below chip-to-chip distances.
+    ``overwrite``: a float32 input the caller no longer needs is used as scratch (the per-frame
+    path saves a full-image temporary); the result is the same.
     """
     arr = np.asarray(balanced_bgr, dtype=np.float32)
-    img = np.clip(arr, _EPS, BALANCED_MAX)
+    scratch = arr if overwrite and arr is balanced_bgr else None
+    img = np.clip(arr, _EPS, BALANCED_MAX, out=scratch)
     img = img.reshape(-1, 1, 3) if arr.ndim != 3 else img
-    xyz = cv2.transform(cv2.multiply(img, img), _BGR_TO_XYZ)
-    return cv2.transform(cv2.pow(xyz, 1.0 / 3.0), _F_TO_LAB).reshape(arr.shape)
+    xyz = cv2.transform(cv2.multiply(img, img, dst=img), _BGR_TO_XYZ)
+    return cv2.transform(cv2.pow(xyz, 1.0 / 3.0, dst=xyz), _F_TO_LAB).reshape(arr.shape)
