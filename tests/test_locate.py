@@ -188,3 +188,25 @@ def test_the_final_fit_pulls_a_corner_bent_over_a_cell_back_when_the_gaps_place_
     config = LocateConfig()
     done = _finish(scene.frame, gray, _whiteness(scene.frame), InkMatch(bent, 7.5, 4.0, 100), config)
     assert np.linalg.norm(done.corners - truth, axis=1).max() < 0.1 * cell
+
+
+def test_a_glare_spot_does_not_hide_the_print():
+    """A lamp's glare on a vinyl Jumbo mat (a live game's first frame) lifts the board's one
+    white so far that plain card reads as grey ink; each cell's local white still shows the
+    layout, so the board is found and placed where it is."""
+    from dataclasses import replace
+
+    from vision.locate import ink_match
+    from vision.sim import GameSpec, simulate_game
+
+    spec = GameSpec(seed=204, edition="jumbo", teams=("yellow", "red", "blue"), fps=15, size=(1280, 720), max_moves=2)
+    scene = render(simulate_game(spec).scene_at(0))
+    gray = cv2.cvtColor(scene.frame, cv2.COLOR_BGR2GRAY)
+    truth = order_as_seen(scene.corners)
+    one_white = replace(LocateConfig(), ink_both_whites=False)
+    assert ink_match(scene.frame, truth, one_white, reach=1, gray=gray).z < 3.5
+    both = ink_match(scene.frame, truth, LocateConfig(), reach=1, gray=gray)
+    assert both.placed and both.z > 6.0 and both.z - both.runner_up > 3.0
+    fit = locate_grid(scene.frame, edition="jumbo")
+    assert fit, fit.reason
+    assert corner_error(fit.corners, truth) < 0.01

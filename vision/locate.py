@@ -43,7 +43,7 @@ from vision.geometry import (
     metric_aspect,
     order_as_seen,
 )
-from vision.orient import OrientConfig, cell_redness, pattern_z
+from vision.orient import OrientConfig, ink_lattice, lattice_redness, pattern_z
 
 log = logging.getLogger(__name__)
 
@@ -152,6 +152,10 @@ class LocateConfig:
         default_factory=lambda: OrientConfig(cell_px=16, aspect_weight=0.0, min_cells=20, highpass_cells=5)
     )
     """How the printed ink is read when scoring a candidate grid (see ``vision.orient``)."""
+    ink_both_whites: bool = True
+    """Read the ink against the board's one white and against each cell's local white, and
+    keep the stronger z per placement: the local white sees through a glare spot or a lamp at
+    one side; the board's white is steadier on small, blurred cells."""
     ink_coarse: OrientConfig = field(
         default_factory=lambda: OrientConfig(
             cell_px=8, aspect_weight=0.0, min_cells=20, highpass_cells=5
@@ -337,11 +341,13 @@ def ink_match(
     ink = config.ink if ink is None else ink
     h = grid_homography(np.asarray(corners, np.float32))
     ext = apply_homography(h, np.array([[-r, -r], [SIZE + r, -r], [SIZE + r, SIZE + r], [-r, SIZE + r]], float))
+    inks = [ink, replace(ink, local_white=not ink.local_white)] if config.ink_both_whites else [ink]
     try:
-        redness = cell_redness(frame, ext.astype(np.float32), ink, cells=SIZE + 2 * r, white_border=r)
+        lattice = ink_lattice(frame, ext.astype(np.float32), ink.cell_px, SIZE + 2 * r)
+        rednesses = [lattice_redness(lattice, k, cells=SIZE + 2 * r, white_border=r) for k in inks]
     except (ValueError, cv2.error):
         return InkMatch(np.asarray(corners, np.float32), -1.0, -1.0, 0)
-    z = pattern_z(redness, ink.highpass_cells, ink.min_cells)
+    z = np.maximum.reduce([pattern_z(red, ink.highpass_cells, ink.min_cells) for red in rednesses])
     placed = None if gray is None or r < 1 else _placed_by_gaps(gray, corners, r, config)
     if placed is not None:
         dv, du = placed
@@ -356,8 +362,8 @@ def ink_match(
         runner = max(float(others.max()), float(np.sort(z[dv, du])[-2]))
     shift = np.array([[1, 0, du - r], [0, 1, dv - r], [0, 0, 1.0]])
     placed_corners = apply_homography(h @ shift, GRID_CORNERS_UV).astype(np.float32)
-    window = redness[dv : dv + SIZE, du : du + SIZE]
-    return InkMatch(placed_corners, best, runner, int(np.isfinite(window).sum()), placed is not None)
+    cells = max(int(np.isfinite(red[dv : dv + SIZE, du : du + SIZE]).sum()) for red in rednesses)
+    return InkMatch(placed_corners, best, runner, cells, placed is not None)
 
 
 def _placed_by_gaps(gray: np.ndarray, corners: np.ndarray, reach: int, config: LocateConfig) -> tuple[int, int] | None:

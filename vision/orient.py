@@ -37,6 +37,13 @@ class OrientConfig:
     ring_outer: float = 0.44
     """Pixels further than this from the centre along x or y are ignored: the gap between cards."""
     white_percentile: float = 95.0
+    local_white: bool = False
+    """Balance each cell on the card white around it (the median over the cells within
+    ``local_white_reach``), not on one white for the board: a glare spot or a lamp at one side
+    lifts one white above most of the board, and then every plain card reads as grey ink."""
+    local_white_percentile: float = 90.0
+    """A cell's white: this percentile of its pixels (the card, unless a chip or art covers it)."""
+    local_white_reach: int = 2
     ink_darkness: float = 0.15
     """A pixel counts as ink once its darkest channel is this far (0..1) below the card white."""
     other_margin: float = 0.1
@@ -129,19 +136,34 @@ def cell_redness(
     ``cells`` x ``cells`` lattice (the 10x10 grid, or a wider search area around it; then
     ``white_border`` cells along each side are left out of the white balance, which is the
     board's). The frame is
-    white-balanced on the brightest board pixels, then each cell's corner regions are
+    white-balanced on the brightest board pixels (with ``local_white``, on the card white
+    around each cell), then each cell's corner regions are
     weighted by how dark each pixel is and scored by ``R - max(G, B)`` relative to the
     pixel's darkness: red ink is near +1, black ink near 0.
     """
-    n = config.cell_px
-    side = cells * n
+    grid = ink_lattice(frame, corners, config.cell_px, cells)
+    return lattice_redness(grid, config, cells=cells, white_border=white_border)
+
+
+def ink_lattice(frame: np.ndarray, corners: np.ndarray, cell_px: int, cells: int = SIZE) -> np.ndarray:
+    """The ``cells`` x ``cells`` lattice bounded by ``corners``, rectified at ``cell_px`` per cell."""
+    side = cells * cell_px
     dst = np.array([[0, 0], [side, 0], [side, side], [0, side]], dtype=np.float32)
     h = cv2.getPerspectiveTransform(np.asarray(corners, dtype=np.float32), dst)
-    grid = cv2.warpPerspective(frame, h, (side, side), flags=cv2.INTER_AREA)
+    return cv2.warpPerspective(frame, h, (side, side), flags=cv2.INTER_AREA)
+
+
+def lattice_redness(grid: np.ndarray, config: OrientConfig, *, cells: int = SIZE, white_border: int = 0) -> np.ndarray:
+    """``cell_redness`` of an already rectified lattice (``ink_lattice``), so one warp serves
+    several ways of reading it."""
+    n = config.cell_px
+    side = cells * n
     inner = grid[white_border * n : side - white_border * n : 2, white_border * n : side - white_border * n : 2]
     white = np.percentile(inner.reshape(-1, 3), config.white_percentile, axis=0).astype(np.float32)
     # Only the pixels of each cell's corner ring are read (a fifth of the lattice).
     pixels, cell_of = _ring_pixels(n, config.ring_inner, config.ring_outer, cells)
+    if config.local_white:
+        white = _cell_whites(inner, cells - 2 * white_border, white_border, config).reshape(-1, 3)[cell_of]
     px = grid.reshape(-1, 3)[pixels].astype(np.float32) / np.maximum(white, 1.0)
     np.clip(px, 0.0, 1.0, out=px)
     b, g, r = px[:, 0], px[:, 1], px[:, 2]
@@ -157,6 +179,26 @@ def cell_redness(
     ok = cells_w >= config.min_ink_weight
     out[ok] = cells_r[ok] / cells_w[ok]
     return out
+
+
+def _cell_whites(inner: np.ndarray, cells: int, border: int, config: OrientConfig) -> np.ndarray:
+    """The card white around each cell, ``(cells + 2 * border, cells + 2 * border, 3)`` float32,
+    from ``inner``, the board's ``cells`` x ``cells`` lattice sampled every other pixel.
+
+    The bright end of each cell is its card, unless a chip or art covers it; the median over
+    the cells around it is the card white there. Cells outside the board (``border``) take
+    the nearest board cell's white, as they took the board's before.
+    """
+    m = inner.shape[0] // cells
+    blocks = inner[: m * cells, : m * cells].reshape(cells, m, cells, m, 3).transpose(0, 2, 1, 3, 4)
+    blocks = blocks.reshape(cells, cells, m * m, 3)
+    k = int(config.local_white_percentile / 100.0 * (m * m - 1))
+    own = np.partition(blocks, k, axis=2)[:, :, k, :].astype(np.float32)
+    e = config.local_white_reach
+    padded = np.pad(own, ((e, e), (e, e), (0, 0)), mode="edge")
+    span = range(2 * e + 1)
+    white = np.median(np.stack([padded[dy : dy + cells, dx : dx + cells] for dy in span for dx in span]), axis=0)
+    return np.pad(white.astype(np.float32), ((border, border), (border, border), (0, 0)), mode="edge")
 
 
 @functools.lru_cache(maxsize=32)
