@@ -159,11 +159,13 @@ def lattice_redness(grid: np.ndarray, config: OrientConfig, *, cells: int = SIZE
     n = config.cell_px
     side = cells * n
     inner = grid[white_border * n : side - white_border * n : 2, white_border * n : side - white_border * n : 2]
-    white = np.percentile(inner.reshape(-1, 3), config.white_percentile, axis=0).astype(np.float32)
     # Only the pixels of each cell's corner ring are read (a fifth of the lattice).
     pixels, cell_of = _ring_pixels(n, config.ring_inner, config.ring_outer, cells)
     if config.local_white:
         white = _cell_whites(inner, cells - 2 * white_border, white_border, config).reshape(-1, 3)[cell_of]
+    else:  # channels as rows: the percentile's partition then runs along contiguous memory
+        channels = np.ascontiguousarray(inner.transpose(2, 0, 1)).reshape(3, -1)
+        white = np.percentile(channels, config.white_percentile, axis=1).astype(np.float32)
     px = grid.reshape(-1, 3)[pixels].astype(np.float32) / np.maximum(white, 1.0)
     np.clip(px, 0.0, 1.0, out=px)
     b, g, r = px[:, 0], px[:, 1], px[:, 2]
@@ -190,15 +192,20 @@ def _cell_whites(inner: np.ndarray, cells: int, border: int, config: OrientConfi
     the nearest board cell's white, as they took the board's before.
     """
     m = inner.shape[0] // cells
-    blocks = inner[: m * cells, : m * cells].reshape(cells, m, cells, m, 3).transpose(0, 2, 1, 3, 4)
-    blocks = blocks.reshape(cells, cells, m * m, 3)
+    # (cells, cells, 3, m * m): each cell's pixels along the last, contiguous axis (fast partition).
+    blocks = inner[: m * cells, : m * cells].reshape(cells, m, cells, m, 3).transpose(0, 2, 4, 1, 3)
+    blocks = blocks.reshape(cells, cells, 3, m * m)
     k = int(config.local_white_percentile / 100.0 * (m * m - 1))
-    own = np.partition(blocks, k, axis=2)[:, :, k, :].astype(np.float32)
+    own = np.partition(blocks, k, axis=-1)[..., k].astype(np.float32)
+    # The median over the (2e+1)^2 cells around (edges replicated): the middle of an odd count,
+    # gathered with clipped indices instead of padding and stacking shifted copies.
     e = config.local_white_reach
-    padded = np.pad(own, ((e, e), (e, e), (0, 0)), mode="edge")
-    span = range(2 * e + 1)
-    white = np.median(np.stack([padded[dy : dy + cells, dx : dx + cells] for dy in span for dx in span]), axis=0)
-    return np.pad(white.astype(np.float32), ((border, border), (border, border), (0, 0)), mode="edge")
+    near = np.clip(np.arange(cells)[:, None] + np.arange(-e, e + 1), 0, cells - 1)  # (cells, 2e+1)
+    around = own[near][:, :, near].transpose(0, 2, 4, 1, 3).reshape(cells, cells, 3, -1)
+    mid = around.shape[-1] // 2
+    white = np.partition(around, mid, axis=-1)[..., mid]
+    edge = np.clip(np.arange(cells + 2 * border) - border, 0, cells - 1)
+    return white[edge][:, edge]
 
 
 @functools.lru_cache(maxsize=32)
