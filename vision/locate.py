@@ -979,8 +979,9 @@ def _line_profiles(
     # (2n, A, m, 2) grid points: vertical lines u = k then horizontal lines v = k.
     across = kk[:, None, None] + offs[None, None, :]
     on = tt[:, None, None] + along[None, :, None]
-    across, on = np.broadcast_arrays(across, on)
-    grid = np.concatenate([np.stack([across, on], -1), np.stack([on, across], -1)], axis=0)
+    grid = np.empty((2 * n, config.along_samples, m, 2))  # filled in place: no stacked copies
+    grid[:n, ..., 0] = grid[n:, ..., 1] = across
+    grid[:n, ..., 1] = grid[n:, ..., 0] = on
     img = cv2.perspectiveTransform(grid.reshape(-1, 1, 2), h).reshape(grid.shape)
     if not np.isfinite(img).all():
         return None
@@ -995,9 +996,10 @@ def _line_profiles(
         & (img[..., 1].min(axis=(1, 2)) >= 0)
         & (img[..., 1].max(axis=(1, 2)) <= hgt - 1)
     )
+    # One two-channel map (x, y interleaved, as remap reads it) rather than two strided planes.
     flat = img.reshape(2 * n * config.along_samples, m, 2).astype(np.float32)
-    prof = cv2.remap(gray, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    prof = prof.reshape(2 * n, config.along_samples, m).astype(np.float32).max(axis=1)
+    prof = cv2.remap(gray, flat, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    prof = prof.reshape(2 * n, config.along_samples, m).max(axis=1).astype(np.float32)
     return _Profiles(kk, tt, offs, prof, _line_response(prof, step, config), inside, cell_px)
 
 
@@ -1090,22 +1092,26 @@ def _line_response(prof: np.ndarray, step: float, config: LocateConfig) -> np.nd
     sides scores; it carries the fit where blur has erased the gap. ``valley``: how much
     darker a sample is than both samples a gap half-width away, for the widest gap that fits.
     """
-    m = prof.shape[1]
-    cs = np.concatenate([np.zeros((len(prof), 1), np.float32), np.cumsum(prof, axis=1)], axis=1)
+    rows, m = prof.shape
     gi = max(1, round(config.gap_core_cells / step))
     bi = max(gi + 1, round(config.band_inner_cells / step))
     bo = max(bi + 1, round(config.band_outer_cells / step))
     idx = np.arange(m)
+    # Cumulative sums, edge-padded by ``bo + 1`` each side, so a clamped window is a plain slice.
+    pad = bo + 1
+    cs = np.zeros((rows, m + 1 + 2 * pad), np.float32)
+    np.cumsum(prof, axis=1, out=cs[:, pad + 1 : pad + 1 + m])
+    cs[:, pad + 1 + m :] = cs[:, pad + m : pad + 1 + m]
 
     def box(a: int, b: int) -> np.ndarray:  # mean of samples idx+a .. idx+b-1, clamped
-        lo = np.clip(idx + a, 0, m)
-        hi = np.clip(idx + b, 0, m)
-        return (cs[:, hi] - cs[:, lo]) / np.maximum(hi - lo, 1)
+        count = np.maximum(np.clip(idx + b, 0, m) - np.clip(idx + a, 0, m), 1)
+        return (cs[:, pad + b : pad + b + m] - cs[:, pad + a : pad + a + m]) / count
 
     band = np.minimum(box(-bi, -gi) - box(-bo, -bi), box(gi + 1, bi + 1) - box(bi + 1, bo + 1))
     valley = np.zeros_like(prof)
     widest = max(max(1, round(half / step)) for half in config.gap_widths_cells)
-    padded = np.pad(prof, ((0, 0), (widest, widest)), mode="edge")
+    edges = np.repeat(prof[:, [0, -1]], widest, axis=1)  # np.pad(mode="edge") without its overhead
+    padded = np.concatenate([edges[:, :widest], prof, edges[:, widest:]], axis=1)
     for half in config.gap_widths_cells:
         d = max(1, round(half / step))
         left, right = padded[:, widest - d : widest - d + m], padded[:, widest + d : widest + d + m]
