@@ -234,10 +234,9 @@ def pattern_z(redness: np.ndarray, highpass_cells: int = 5, min_cells: int = 20)
     f = np.where(valid, redness, 0.0)
     if highpass_cells:
         f = np.where(valid, f - _local_mean(f, valid, highpass_cells), 0.0)
-    windows = np.lib.stride_tricks.sliding_window_view(f, (SIZE, SIZE))
-    shape = windows.shape[:2]
-    x = windows.reshape(-1, SIZE * SIZE)
-    inked = np.lib.stride_tricks.sliding_window_view(valid, (SIZE, SIZE)).reshape(-1, SIZE * SIZE).astype(np.float64)
+    shape, windows = _window_index(f.shape)
+    x = np.take(f, windows)
+    inked = np.take(valid.astype(np.float64), windows)
     pattern, printed = _pattern_matrices(highpass_cells)  # (100, 4) each
     # Per window and turn, over the cells both inked and printed: n, sums, cross products.
     n = inked @ printed
@@ -252,6 +251,18 @@ def pattern_z(redness: np.ndarray, highpass_cells: int = 5, min_cells: int = 20)
     r = cov / np.maximum(np.sqrt(var_x * p2), 1e-12)
     z = np.where(n >= min_cells, r * np.sqrt(n), 0.0)
     return z.reshape(*shape, 4)
+
+
+@functools.lru_cache(maxsize=16)
+def _window_index(shape: tuple[int, int]) -> tuple[tuple[int, int], np.ndarray]:
+    """Every 10x10 window of an ``shape`` lattice as flat indices, ``(windows, 100)`` row-major,
+    and the ``(rows, cols)`` of window offsets: one gather per call instead of a strided copy."""
+    rows, cols = shape[0] - SIZE + 1, shape[1] - SIZE + 1
+    offsets = (np.arange(rows)[:, None] * shape[1] + np.arange(cols)).reshape(-1, 1)
+    cell = (np.arange(SIZE)[:, None] * shape[1] + np.arange(SIZE)).reshape(1, -1)
+    index = offsets + cell
+    index.setflags(write=False)
+    return (rows, cols), index
 
 
 @functools.lru_cache(maxsize=4)
