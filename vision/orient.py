@@ -160,15 +160,17 @@ def lattice_redness(grid: np.ndarray, config: OrientConfig, *, cells: int = SIZE
     side = cells * n
     inner = grid[white_border * n : side - white_border * n : 2, white_border * n : side - white_border * n : 2]
     # Only the pixels of each cell's corner ring are read (a fifth of the lattice).
-    pixels, cell_of = _ring_pixels(n, config.ring_inner, config.ring_outer, cells)
+    # Channels as rows throughout (``(3, P)``): each is then contiguous for what follows.
+    planar, cell_of = _ring_channels(n, config.ring_inner, config.ring_outer, cells)
     if config.local_white:
-        white = _cell_whites(inner, cells - 2 * white_border, white_border, config).reshape(-1, 3)[cell_of]
-    else:  # channels as rows: the percentile's partition then runs along contiguous memory
+        whites = _cell_whites(inner, cells - 2 * white_border, white_border, config).reshape(-1, 3)
+        white = np.take(whites.T, cell_of, axis=1)
+    else:
         channels = np.ascontiguousarray(inner.transpose(2, 0, 1)).reshape(3, -1)
-        white = np.percentile(channels, config.white_percentile, axis=1).astype(np.float32)
-    px = grid.reshape(-1, 3)[pixels].astype(np.float32) / np.maximum(white, 1.0)
+        white = np.percentile(channels, config.white_percentile, axis=1).astype(np.float32)[:, None]
+    px = np.take(grid, planar).astype(np.float32) / np.maximum(white, 1.0)
     np.clip(px, 0.0, 1.0, out=px)
-    b, g, r = px[:, 0], px[:, 1], px[:, 2]
+    b, g, r = px
     darkest = np.minimum(np.minimum(b, g), r)
     weight = np.clip((1.0 - darkest - config.ink_darkness) / config.ink_darkness, 0.0, 1.0)
     # Blue, green or yellow pixels (chips, court art) are neither red nor black ink.
@@ -219,6 +221,16 @@ def _ring_pixels(n: int, inner: float, outer: float, cells: int) -> tuple[np.nda
     pixels = rows * (cells * n) + cols
     cell_of = (rows // n) * cells + cols // n
     return pixels, cell_of
+
+
+@functools.lru_cache(maxsize=32)
+def _ring_channels(n: int, inner: float, outer: float, cells: int) -> tuple[np.ndarray, np.ndarray]:
+    """``_ring_pixels`` as indices into the interleaved BGR lattice, one row per channel
+    (``(3, P)``), and each pixel's cell."""
+    pixels, cell_of = _ring_pixels(n, inner, outer, cells)
+    planar = pixels[None] * 3 + np.arange(3)[:, None]
+    planar.setflags(write=False)
+    return planar, cell_of
 
 
 def pattern_z(redness: np.ndarray, highpass_cells: int = 5, min_cells: int = 20) -> np.ndarray:
