@@ -23,6 +23,7 @@ suits' runs almost as well). Chips, hands and clutter only hide cells; the fits 
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass, field, replace
 
@@ -1319,7 +1320,7 @@ def align_lattice(white: np.ndarray, corners: np.ndarray, config: LocateConfig) 
         current = _lattice_contrast(img, [quad], config)[0]
         for _ in range(config.align_rounds):
             h = grid_homography(quad.astype(np.float32))
-            trials = [apply_homography(h @ move, GRID_CORNERS_UV) for move in _grid_moves(frac)]
+            trials = [_corners_of(h @ move) for move in _grid_moves(frac)]
             scores = _lattice_contrast(img, trials, config)
             k = int(np.argmax(scores))
             if scores[k] <= current + 1e-6:
@@ -1328,7 +1329,19 @@ def align_lattice(white: np.ndarray, corners: np.ndarray, config: LocateConfig) 
     return quad + origin, current
 
 
-def _grid_moves(d: float) -> list[np.ndarray]:
+_CORNERS_H = np.hstack([GRID_CORNERS_UV.astype(np.float64), np.ones((4, 1))])
+"""The grid's outer corners in homogeneous grid coordinates, ``(4, 3)``."""
+
+
+def _corners_of(h: np.ndarray) -> np.ndarray:
+    """``apply_homography(h, GRID_CORNERS_UV)`` (the same arithmetic) for a float64 ``h``, without
+    its per-call conversions: ``align_lattice`` maps 16 trial grids per round."""
+    q = _CORNERS_H @ h.T
+    return q[:, :2] / q[:, 2:3]
+
+
+@functools.lru_cache(maxsize=16)
+def _grid_moves(d: float) -> tuple[np.ndarray, ...]:
     """Small moves of the lattice in grid space (cells): shifts, stretches, shears, tilts, both ways.
 
     Each moves the outer lines by about ``d`` cells; the whole grid shifting is one move,
@@ -1350,15 +1363,18 @@ def _grid_moves(d: float) -> list[np.ndarray]:
             [[1, 0, 0], [0, 1, 0], [sign * e / c, 0, 1]],
             [[1, 0, 0], [0, 1, 0], [0, sign * e / c, 1]],
         ):
-            moves.append(centre @ np.array(m, dtype=np.float64) @ back)
-    return moves
+            move = centre @ np.array(m, dtype=np.float64) @ back
+            move.setflags(write=False)
+            moves.append(move)
+    return tuple(moves)
 
 
-def _lattice_contrast(white: np.ndarray, quads: list, config: LocateConfig) -> np.ndarray:
-    """Boundary-minus-midline brightness of the lattice for each quad (see ``align_lattice``)."""
-    n = config.align_samples
+@functools.lru_cache(maxsize=4)
+def _contrast_points(n: int, band: tuple[float, ...]) -> tuple[np.ndarray, int]:
+    """Grid points on the inner cell boundaries then on the cell mid-lines, ``(N, 1, 2)`` (as
+    perspectiveTransform takes them), ``n`` per line and band offset; and how many are boundary."""
     t = (np.arange(n) + 0.5) / n * SIZE
-    across = np.array(config.align_band_cells)
+    across = np.array(band)
     lines = np.arange(1, SIZE, dtype=np.float64)
     mids = np.arange(SIZE) + 0.5
 
@@ -1370,10 +1386,17 @@ def _lattice_contrast(white: np.ndarray, quads: list, config: LocateConfig) -> n
         return np.concatenate([vert, horiz])
 
     on, off = points(lines), points(mids)
-    grid = np.concatenate([on, off])
-    maps = [cv2.perspectiveTransform(grid.reshape(-1, 1, 2), grid_homography(q.astype(np.float32))) for q in quads]
+    grid = np.concatenate([on, off]).reshape(-1, 1, 2)
+    grid.setflags(write=False)
+    return grid, len(on)
+
+
+def _lattice_contrast(white: np.ndarray, quads: list, config: LocateConfig) -> np.ndarray:
+    """Boundary-minus-midline brightness of the lattice for each quad (see ``align_lattice``)."""
+    grid, n_on = _contrast_points(config.align_samples, tuple(config.align_band_cells))
+    maps = [cv2.perspectiveTransform(grid, grid_homography(q.astype(np.float32))) for q in quads]
+    # One interleaved (x, y) map, as remap reads it, rather than two strided planes.
     xy = np.concatenate(maps).reshape(len(quads), -1, 2).astype(np.float32)
-    vals = cv2.remap(white, xy[..., 0], xy[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    vals = cv2.remap(white, xy, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
     vals = vals.astype(np.float32)
-    n_on = len(on)
     return (vals[:, :n_on].mean(axis=1) - vals[:, n_on:].mean(axis=1)) / np.maximum(vals.std(axis=1), 1.0)
