@@ -167,7 +167,7 @@ def lattice_redness(grid: np.ndarray, config: OrientConfig, *, cells: int = SIZE
         white = np.take(whites.T, cell_of, axis=1)
     else:
         channels = np.ascontiguousarray(inner.transpose(2, 0, 1)).reshape(3, -1)
-        white = np.percentile(channels, config.white_percentile, axis=1).astype(np.float32)[:, None]
+        white = _row_percentile(channels, config.white_percentile).astype(np.float32)[:, None]
     px = np.take(grid, planar).astype(np.float32) / np.maximum(white, 1.0)
     np.clip(px, 0.0, 1.0, out=px)
     b, g, r = px
@@ -183,6 +183,21 @@ def lattice_redness(grid: np.ndarray, config: OrientConfig, *, cells: int = SIZE
     ok = cells_w >= config.min_ink_weight
     out[ok] = cells_r[ok] / cells_w[ok]
     return out
+
+
+def _row_percentile(values: np.ndarray, q: float) -> np.ndarray:
+    """``np.percentile(values, q, axis=1)`` for a 2-D integer array, the same float64 numbers
+    (its default linear interpolation, step by step) from one partition: NumPy's general
+    machinery cost four times the partition on the locator's lattices."""
+    n = values.shape[1]
+    virtual = (n - 1) * np.true_divide(q, 100)
+    lo = min(int(np.floor(virtual)), n - 1)
+    hi = min(lo + 1, n - 1)
+    part = np.partition(values, (lo, hi), axis=1)
+    below, above = part[:, lo], part[:, hi]
+    gamma = float(virtual - lo)
+    diff = above - below  # sorted, so no wrap-around in an unsigned type
+    return above - diff * (1 - gamma) if gamma >= 0.5 else below + diff * gamma
 
 
 def _cell_whites(inner: np.ndarray, cells: int, border: int, config: OrientConfig) -> np.ndarray:
