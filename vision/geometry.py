@@ -93,8 +93,8 @@ def check_corners(corners: object, name: str = "corners") -> np.ndarray:
         raise ValueError(f"{name} must have shape (4, 2), got shape {pts.shape}")
     if not np.isfinite(pts).all():
         raise ValueError(f"{name} must be finite numbers, got {pts.tolist()}")
-    edges = np.roll(pts, -1, axis=0) - pts
-    cross = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+    edges = roll_rows(pts) - pts
+    cross = edges[:, 0] * roll_rows(edges)[:, 1] - edges[:, 1] * roll_rows(edges)[:, 0]
     if not (np.all(cross > 0) or np.all(cross < 0)):
         raise ValueError(f"{name} must be a convex quadrilateral in order, got {pts.round(1).tolist()}")
     if abs(polygon_area(pts)) < 16.0:
@@ -105,7 +105,15 @@ def check_corners(corners: object, name: str = "corners") -> np.ndarray:
 def polygon_area(pts: np.ndarray) -> float:
     """Signed area of a polygon given as ``(N, 2)`` points (positive when clockwise in image axes)."""
     x, y = pts[:, 0], pts[:, 1]
-    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
+    return 0.5 * float(np.dot(x, roll_rows(y)) - np.dot(y, roll_rows(x)))
+
+
+def roll_rows(a: np.ndarray, start: int = 1) -> np.ndarray:
+    """``np.roll(a, -start, axis=0)``, a copy beginning at row ``start``: without np.roll's
+    generality, which costs more than the work on a 4-point quad (checked thousands of times
+    per located frame)."""
+    k = start % len(a) if len(a) else 0
+    return np.concatenate([a[k:], a[:k]])
 
 
 def order_as_seen(points: np.ndarray) -> np.ndarray:
@@ -120,12 +128,12 @@ def order_as_seen(points: np.ndarray) -> np.ndarray:
     pts = pts[np.argsort(angles)]  # clockwise on screen (y points down)
     offsets = pts - centre
     up_left = (offsets @ np.array([-1.0, -1.0])) / np.maximum(np.linalg.norm(offsets, axis=1), 1e-9)
-    return np.roll(pts, -int(np.argmax(up_left)), axis=0).astype(np.float32)
+    return roll_rows(pts, int(np.argmax(up_left))).astype(np.float32)
 
 
 def roll_corners(corners: np.ndarray, quarter_turns: int) -> np.ndarray:
     """Corners with the start moved ``quarter_turns`` places along the order (a copy)."""
-    return np.roll(np.asarray(corners, dtype=np.float32), -int(quarter_turns), axis=0)
+    return roll_rows(np.asarray(corners, dtype=np.float32), int(quarter_turns))
 
 
 def grid_homography(corners: np.ndarray) -> np.ndarray:

@@ -43,6 +43,7 @@ from vision.geometry import (
     line_homography,
     metric_aspect,
     order_as_seen,
+    roll_rows,
 )
 from vision.orient import OrientConfig, ink_lattice, lattice_redness, pattern_z
 
@@ -506,8 +507,8 @@ def _plausible(corners: np.ndarray, size: tuple[int, int], config: LocateConfig,
     c = np.asarray(corners, dtype=np.float64)
     if c.shape != (4, 2) or not np.isfinite(c).all():
         return False
-    edges = np.roll(c, -1, axis=0) - c
-    cross = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+    edges = roll_rows(c) - c
+    cross = edges[:, 0] * roll_rows(edges)[:, 1] - edges[:, 1] * roll_rows(edges)[:, 0]
     if not (np.all(cross > 0) or np.all(cross < 0)):
         return False
     sides = np.linalg.norm(edges, axis=1)
@@ -1096,6 +1097,15 @@ def _nanmean(a: np.ndarray) -> np.ndarray:
     return np.where(ok.any(axis=-1), np.where(ok, a, 0.0).sum(axis=-1) / np.maximum(ok.sum(axis=-1), 1), np.nan)
 
 
+@functools.lru_cache(maxsize=256)
+def _box_count(m: int, a: int, b: int) -> np.ndarray:
+    """How many of samples ``i+a .. i+b-1`` lie in ``0..m-1``, at least 1, for each ``i`` (``(m,)`` int)."""
+    idx = np.arange(m)
+    count = np.maximum(np.clip(idx + b, 0, m) - np.clip(idx + a, 0, m), 1)
+    count.setflags(write=False)
+    return count
+
+
 def _line_response(prof: np.ndarray, step: float, config: LocateConfig) -> np.ndarray:
     """Per-sample evidence of a card boundary on ``(L, m)`` profiles (same shape back).
 
@@ -1109,7 +1119,6 @@ def _line_response(prof: np.ndarray, step: float, config: LocateConfig) -> np.nd
     gi = max(1, round(config.gap_core_cells / step))
     bi = max(gi + 1, round(config.band_inner_cells / step))
     bo = max(bi + 1, round(config.band_outer_cells / step))
-    idx = np.arange(m)
     # Cumulative sums, edge-padded by ``bo + 1`` each side, so a clamped window is a plain slice.
     pad = bo + 1
     cs = np.zeros((rows, m + 1 + 2 * pad), np.float32)
@@ -1117,8 +1126,7 @@ def _line_response(prof: np.ndarray, step: float, config: LocateConfig) -> np.nd
     cs[:, pad + 1 + m :] = cs[:, pad + m : pad + 1 + m]
 
     def box(a: int, b: int) -> np.ndarray:  # mean of samples idx+a .. idx+b-1, clamped
-        count = np.maximum(np.clip(idx + b, 0, m) - np.clip(idx + a, 0, m), 1)
-        return (cs[:, pad + b : pad + b + m] - cs[:, pad + a : pad + a + m]) / count
+        return (cs[:, pad + b : pad + b + m] - cs[:, pad + a : pad + a + m]) / _box_count(m, a, b)
 
     band = np.minimum(box(-bi, -gi) - box(-bo, -bi), box(gi + 1, bi + 1) - box(bi + 1, bo + 1))
     valley = np.zeros_like(prof)
