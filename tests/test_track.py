@@ -19,7 +19,7 @@ import pytest
 from engine.layout import CORNERS, SIZE
 from vision.motion import MotionConfig, Rectifier, cell_difference, regions_touching
 from vision.sim.board_art import board_art
-from vision.track import BoardTracker, TrackConfig, TrackUpdate
+from vision.track import TOO_BRIGHT, BoardTracker, TrackConfig, TrackUpdate
 
 FPS = 15.0
 SIZE_WH = (640, 360)
@@ -312,6 +312,42 @@ def test_chip_on_the_edge_is_committed_after_an_uneven_lamp() -> None:
     table.chips[(5, 9)] = "red"
     more = run(tracker, (table.frame() for _ in range(120)), start=len(ups) + 20)
     assert [u.committed for u in commits(more)] == [expected(table)]
+
+
+def test_chip_placed_while_a_light_change_is_waiting_is_committed_after_the_relight() -> None:
+    """The lamp goes off while players keep reaching over the board: never 3 quiet seconds in a
+    row, but 3 in all. The tracker takes the new look then, and a chip placed meanwhile is read
+    and committed, not absorbed into the new background."""
+    table = Table(chips={(2, 2): "green", (7, 7): "blue"}, seed=21)
+    tracker, ups = started(table)
+    table.light = 0.35
+    target = table.cell_centre_px((4, 3))
+    frames = []
+    for turn in range(5):
+        frames += [table.frame(tip) for tip in path(OFF, target, 6)] + [table.frame(target)] * 3
+        if turn == 1:
+            table.chips[(4, 3)] = "red"
+        frames += [table.frame(tip) for tip in path(target, OFF, 6)] + [table.frame() for _ in range(12)]
+    out = run(tracker, iter(frames), start=len(ups))
+    assert [u.committed for u in commits(out)] == [expected(table)]
+    assert any(u.message == "light changed" for u in out)
+
+
+def test_a_blown_out_board_is_reported_not_relit() -> None:
+    """A lamp so bright the cards clip to white: a hand there is as white as a card, so the
+    tracker says so rather than taking that look as the board's and reading arms as chips."""
+    table = Table(chips={(2, 2): "green", (7, 7): "blue"}, seed=22)
+    tracker, ups = started(table)
+    table.light = 2.5
+    target = table.cell_centre_px((4, 3))
+    frames = []
+    for _ in range(5):
+        frames += [table.frame(tip) for tip in path(OFF, target, 6)] + [table.frame(target)] * 3
+        frames += [table.frame(tip) for tip in path(target, OFF, 6)] + [table.frame() for _ in range(12)]
+    frames += [table.frame() for _ in range(50)]
+    out = run(tracker, iter(frames), start=len(ups))
+    assert commits(out) == []
+    assert out[-1].message == TOO_BRIGHT and out[-1].state != "live"
 
 
 def test_flicker_is_not_a_change() -> None:

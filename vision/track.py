@@ -75,6 +75,7 @@ from vision.motion import (
 log = logging.getLogger(__name__)
 
 UNKNOWN = Label.UNKNOWN.value
+TOO_BRIGHT = "the board is too bright to read: dim the lamp or lower the camera's exposure"
 STATES: tuple[str, ...] = ("searching", "live", "occluded", "relocking", "no_board")
 
 
@@ -93,6 +94,17 @@ class TrackConfig:
     """A connected changed region larger than this (cells) is an arm or sleeve, never moves."""
     relight_after_seconds: float = 3.0
     """Most of the board changed, unmoved and still, this long: accept it as the new look."""
+    relight_quiet_seconds: float = 3.0
+    """... or still this long in all since the change (hands come and go over a game, so a lamp
+    switched on may never see 3 quiet seconds in a row) and now still ``relight_settle_seconds``."""
+    relight_settle_seconds: float = 0.4
+    max_blown_fraction: float = 0.8
+    """A board this much blown out (a channel at 250 or more) is not taken as a new look: an arm
+    or hand is as white as the cards there, so the tracker says the light is too bright instead."""
+    max_relight_moves: int = 3
+    """After a relight, cells read surely as something other than committed are read again as
+    pending (a chip placed while the light changed); more than this many is the reader
+    misjudging the new light, and none are."""
     skin_fraction: float = 0.2
     """Fraction of a cell's pixels newly skin-like that means a hand is over it."""
     hand_min_cells: int = 3
@@ -284,6 +296,10 @@ class BoardTracker:
         self._global_since: float | None = None
         self._global_still: float | None = None
         self._global_judged = False
+        self._global_quiet = 0.0
+        self._global_last_t: float | None = None
+        self._lit_quiet = 0.0
+        self._lit_last_t: float | None = None
         self._drift_quiet_until = -math.inf
         self._still_frames = 0
         self._last_still_frame: np.ndarray | None = None
@@ -449,6 +465,7 @@ class BoardTracker:
         self._cand_frames[:] = 0
         self._clear_since[:] = np.nan
         self._global_since = self._global_still = None
+        self._lit_quiet, self._lit_last_t = 0.0, None
 
     def _structure(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         assert self._rectifier is not None
@@ -536,6 +553,12 @@ class BoardTracker:
         labels[pending] = self._cand_label[pending]
         unread = candidates & np.isnan(self._cand_read)
         labels[unread] = UNKNOWN
+        if self._relit_region(changed, seeds, t) and not self._blown(rect):
+            log.info("frame %d: a large part of the board looks different, unmoved and unreached; "
+                     "re-normalising", self._index)
+            self._relight(frame, rect)
+            return self._update(t, "live", labels=self.committed,
+                                unknown=np.zeros((SIZE, SIZE), dtype=bool), message="light changed")
         state = "occluded" if unknown.any() else "live"
         doubt = "the grid may not fit the board: check the camera view or calibrate"
         return self._update(t, state, committed=committed, labels=labels, unknown=unknown | unread,
@@ -811,8 +834,12 @@ class BoardTracker:
         if self._global_since is None:
             self._global_since = t
             self._global_judged = False
+            self._global_quiet, self._global_last_t = 0.0, None
             log.info("frame %d: most of the board changed at once (bump, arm or light)", self._index)
         waiting = self._update(t, self._lost_state(t, "relocking"), message="board moved or covered")
+        if not moving.any() and self._global_last_t is not None:
+            self._global_quiet += t - self._global_last_t
+        self._global_last_t = t
         if moving.any():
             self._global_still = None
             self._global_judged = False
@@ -831,12 +858,59 @@ class BoardTracker:
                 return self._update(t, "live", labels=self.committed, relocked=True,
                                     unknown=np.zeros((SIZE, SIZE), dtype=bool), message="re-locked")
         waiting = self._update(t, "occluded", message="board covered")
-        if t - self._global_still >= cfg.relight_after_seconds:
+        still = t - self._global_still
+        if still >= cfg.relight_after_seconds or (
+            self._global_quiet >= cfg.relight_quiet_seconds and still >= cfg.relight_settle_seconds
+        ):
+            if self._blown(rect):
+                return self._update(t, "occluded", message=TOO_BRIGHT)
             log.info("frame %d: the board looks different but has not moved; re-normalising", self._index)
-            self._rebaseline(frame, rect)
+            self._relight(frame, rect)
             return self._update(t, "live", labels=self.committed,
                                 unknown=np.zeros((SIZE, SIZE), dtype=bool), message="light changed")
         return waiting
+
+    def _blown(self, rect: np.ndarray) -> bool:
+        """Is most of the rectified board clipped to white (too bright to tell a hand from a card)?"""
+        return float((rect.max(axis=2) >= 250).mean()) > self.config.max_blown_fraction
+
+    def _relit_region(self, changed: np.ndarray, seeds: np.ndarray, t: float) -> bool:
+        """Has a changed region too large for a move been there, with nothing moving or reaching
+        in, for ``relight_quiet_seconds`` in all since the last new background? Then it is light
+        (a lamp whose change stayed under ``global_fraction``), not a sleeve: a sleeve reaches
+        in over the edge."""
+        large = large_regions(changed, self.config.max_change_region).any()
+        if large and not seeds.any() and self._lit_last_t is not None:
+            # (Cells near the threshold flicker in and out of the region: the time adds up.)
+            self._lit_quiet += t - self._lit_last_t
+        self._lit_last_t = t
+        return large and self._lit_quiet >= self.config.relight_quiet_seconds
+
+    def _relight(self, frame: np.ndarray, rect: np.ndarray) -> None:
+        """Take the new look as the background, and read again the cells it may hide a move in.
+
+        Hands came and went while the light was new, so a chip may have been placed meanwhile;
+        the new background would absorb it. Cells the reader is sure differ from the committed
+        board stay pending and go through the usual commit (clear, still, read surely).
+        """
+        self._rebaseline(frame, rect)
+        assert self.committed is not None and self._bg_co is not None
+        labels, conf = self._read(frame)
+        differ = (labels != self.committed) & (conf >= self.config.min_confidence)
+        if differ.sum() > self.config.max_relight_moves:
+            differ[:] = False
+        if differ.any():
+            self._pending |= differ
+            self._pending_until = self._t + self.config.pending_seconds
+            log.info("frame %d: cells %s read differently in the new light; reading them again",
+                     self._index, _cells_of(differ, labels))
+        # Each empty cell's look is now the new light's; a cell that may hold a new chip (read
+        # otherwise, or changed just before) has none.
+        if self._empty_co is not None:
+            empty = (self.committed == "empty") & ~self._pending
+            m = self._pixel_mask(empty, coarse=True)
+            self._empty_co = self._empty_co * (1 - m) + self._bg_co * m
+            self._has_empty = empty
 
     def _judge_moved(self, frame: np.ndarray, norm: np.ndarray, before: float, *, hand: bool) -> bool:
         """Did the board move? Re-lock by alignment, else by re-finding it; True once re-locked.
