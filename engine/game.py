@@ -36,6 +36,9 @@ _NOT_SEEN = object()
 RECENT_EVENTS = 20
 """How many of the last events ``state()`` includes."""
 CONFIG_KEYS: frozenset[str] = frozenset({"teams", "edition", "track_turns"})
+MAX_CATCH_UP = 3
+"""Most new chips seen at once that are taken as the turns the camera missed (when their
+colours are exactly the next turns' teams); more, or any other mix, is an alert."""
 
 
 @dataclass
@@ -231,6 +234,15 @@ class Game:
 
         group = self._group + 1
         out: list[Event] = []
+        if len(placements) > 1 and not removals:
+            in_order = self._in_turn_order(placements)
+            if in_order is not None:
+                # The camera missed the turns in between (a lamp, a long reach): the chips fit
+                # the next turns exactly, so they are those turns, in turn order.
+                for k, (i, team) in enumerate(in_order):
+                    self._place(i, team, group + k, out)
+                group += len(in_order) - 1
+                placements = []
         if len(placements) > 1:
             keys.append((ev.MULTIPLE_PLACED, tuple(i for i, _ in placements)))
             placements = []
@@ -251,6 +263,21 @@ class Game:
             self._group = group
             self._history.extend(out)
         return out
+
+    def _in_turn_order(self, placements: list[tuple[int, str]]) -> list[tuple[int, str]] | None:
+        """``placements`` as the next turns, when their colours are exactly those turns' teams
+        (at most ``MAX_CATCH_UP``, turns tracked); else None (several chips at once stay an alert)."""
+        if self._turn is None or len(placements) > MAX_CATCH_UP:
+            return None
+        left, turn, order = list(placements), self._turn, []
+        while left:
+            mine = next((p for p in left if p[1] == turn), None)
+            if mine is None:
+                return None
+            order.append(mine)
+            left.remove(mine)
+            turn = next_team(self._teams, turn)
+        return order
 
     def _merge_row(self, row: list, seen_row: list[str]) -> list[str]:
         out = []

@@ -178,6 +178,27 @@ def test_several_new_chips_at_once_are_not_applied():
     assert types(out) == ["placed"] and out[0].cell == (3, 3)
 
 
+def test_new_chips_that_fit_the_next_turns_are_those_turns():
+    """The camera missed two turns (a lamp went on): blue then green, seen at once."""
+    game = Game()
+    table = Table(game)
+    out = table.set((3, 3), "green").set((6, 6), "blue").look()
+    assert types(out) == ["placed", "placed"]
+    assert [(e.cell, e.team) for e in out] == [((6, 6), "blue"), ((3, 3), "green")]
+    assert game.turn == "blue" and not alerts(out)
+    # each is its own turn: undo takes back the last one only
+    game.undo()
+    assert game.board.chip((3, 3)) is None and game.board.chip((6, 6)) is not None
+
+
+def test_new_chips_of_one_team_at_once_stay_an_alert():
+    game = Game(["blue", "green", "red"])
+    table = Table(game)
+    out = table.set((3, 3), "blue").set((6, 6), "red").look()  # green's turn is missing
+    assert alerts(out) == [ev.MULTIPLE_PLACED]
+    assert game.board == Board.empty()
+
+
 def test_several_chips_removed_at_once_are_not_applied():
     game, table, _ = play_untracked([(3, 3), (6, 6)])
     out = table.set((3, 3), "empty").set((6, 6), "empty").look()

@@ -343,7 +343,7 @@ def test_after_chips_at_once_the_engine_hears_the_next_moves() -> None:
 def test_a_disputed_cell_that_changes_again_reaches_the_engine() -> None:
     events = play_script([
         chips(),
-        chips((2, 2, "blue"), (5, 5, "green")),
+        chips((2, 2, "blue"), (5, 5, "blue")),  # refused: two blue chips at once
         chips((2, 2, "blue")),  # (5, 5) changed again: emptied, which the engine already agrees with
         chips((2, 2, "blue"), (5, 5, "blue")),  # (5, 5) changed again: a placement now
     ])
@@ -354,7 +354,7 @@ def test_a_disputed_cell_that_changes_again_reaches_the_engine() -> None:
 def test_a_disputed_chip_read_as_another_colour_stays_disputed() -> None:
     events = play_script([
         chips(),
-        chips((2, 2, "blue"), (5, 5, "green")),
+        chips((2, 2, "blue"), (5, 5, "blue")),  # refused: two blue chips at once
         chips((2, 2, "blue"), (5, 5, "red")),  # the same doubtful chip, read otherwise: no placement
         chips((2, 2, "blue"), (5, 5, "red"), (7, 7, "blue")),
     ])
