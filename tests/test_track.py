@@ -470,6 +470,50 @@ def test_white_chip_read_as_empty_is_not_a_removal() -> None:
     assert more[-1].state == "live"
 
 
+class WhiteChipReader:
+    """``CentreColourReader``, except that it sees a white chip at ``cell`` (unsurely) while
+    ``white`` is set: the tracker's own look of the cell shows nothing there."""
+
+    def __init__(self, inner: CentreColourReader, cell: tuple[int, int]) -> None:
+        self.inner, self.cell, self.white = inner, cell, False
+
+    def read(self, frame: np.ndarray, corners: np.ndarray) -> SimpleNamespace:
+        out = self.inner.read(frame, corners)
+        if self.white:
+            r, c = self.cell
+            out.labels[r][c], out.confidence[r, c] = "flipped", 0.35
+        return out
+
+
+def test_a_chip_turned_white_is_flipped_though_it_looks_like_its_card() -> None:
+    """A Jumbo flip: white on a white card looks to the tracker like the empty card, but the
+    reader sees a white chip where a chip was: that is the flip, not a removal."""
+    table = Table(new_game=True, seed=12)
+    empty = Table(new_game=True, seed=99)
+    reader = WhiteChipReader(CentreColourReader(empty.frame(), table.corners()), (4, 4))
+    tracker = BoardTracker(edition="jumbo", corners=table.corners(), reader=reader)
+    ups = run(tracker, (table.frame() for _ in range(12)))
+    table.chips[(4, 4)] = "green"
+    out = run(tracker, (table.frame() for _ in range(8)), start=len(ups))
+    assert [u.committed[4][4] for u in commits(out)] == ["green"]
+    del table.chips[(4, 4)]  # turned over: the look of the empty card again
+    reader.white = True
+    more = run(tracker, (table.frame() for _ in range(40)), start=len(ups) + 8)
+    assert [u.committed[4][4] for u in commits(more)] == ["flipped"]
+
+
+def test_a_white_reading_on_an_empty_card_that_looks_empty_stays_empty() -> None:
+    table = Table(new_game=True, seed=13)
+    empty = Table(new_game=True, seed=99)
+    reader = WhiteChipReader(CentreColourReader(empty.frame(), table.corners()), (4, 4))
+    tracker = BoardTracker(edition="jumbo", corners=table.corners(), reader=reader)
+    ups = run(tracker, (table.frame() for _ in range(12)))
+    table.chips[(6, 6)] = "green"  # a move beside it, so the cell is read again
+    reader.white = True
+    more = run(tracker, (table.frame() for _ in range(40)), start=len(ups))
+    assert all(u.committed[4][4] == "empty" for u in commits(more))
+
+
 class EmptyLookReader:
     """``CentreColourReader`` against the empty board seen through whatever grid it is given."""
 

@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.labels import Label
+from engine.labels import TEAM_COLOURS, Label
 from engine.layout import EDITIONS, SIZE
 from vision.geometry import guess_edition
 from vision.motion import (
@@ -595,10 +595,12 @@ class BoardTracker:
         )
         ready = read_cells & (sure | patient)
         # Each cell's own empty look checks the reader: "empty" must look empty, and a cell that
-        # looks exactly as it did empty is empty whatever the reader says.
+        # looks exactly as it did empty is empty whatever the reader says; except a chip turned
+        # white side up (Jumbo's locked chips): white on a white card looks much like the card.
         if self._empty_co is not None and ready.any():
             looks_empty = self._has_empty & (self._structure(co_norm, self._empty_co) < cfg.change_threshold)
-            self._cand_label[ready & looks_empty] = "empty"
+            flip = (self._cand_label == "flipped") & np.isin(self.committed, TEAM_COLOURS)
+            self._cand_label[ready & looks_empty & ~flip] = "empty"
             doubtful = ready & (self._cand_label == "empty") & self._has_empty & ~looks_empty
             ready &= ~doubtful
             # Long doubtful: a look the reader cannot name (a white chip read as empty): keep the label.
