@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from engine.layout import CORNERS, SIZE
-from vision.motion import MotionConfig, Rectifier, cell_difference, regions_touching
+from vision.motion import MotionConfig, Rectifier, cell_difference, edge_difference, regions_touching
 from vision.sim.board_art import board_art
 from vision.track import TOO_BRIGHT, BoardTracker, TrackConfig, TrackUpdate
 
@@ -348,6 +348,25 @@ def test_a_blown_out_board_is_reported_not_relit() -> None:
     out = run(tracker, iter(frames), start=len(ups))
     assert commits(out) == []
     assert out[-1].message == TOO_BRIGHT and out[-1].state != "live"
+
+
+def test_the_margin_check_sees_an_arm_across_the_margin_not_a_chip_overhanging_it() -> None:
+    """A chip on a far-row cell overhangs the inner part of the margin beside it (off centre, or
+    its top face seen at an angle); an arm crosses the whole margin, at a slant beside a neighbour."""
+    cfg = MotionConfig()
+    table = Table(seed=8)
+    frame = table.frame()
+    rf = Rectifier.build(table.corners(), edition="classic", frame_shape=frame.shape, config=cfg)
+    before = rf.coarse(rf.rectify(frame))
+    f = rf.size[1] // before.shape[0]
+    my, mx, cw = rf.margin_y // f, rf.margin_x // f, rf.cell_w // f
+    assert my >= 2
+    overhang, arm = before.copy(), before.copy()
+    overhang[my - my // 2 : my, mx + 4 * cw : mx + 5 * cw] = 0  # the inner half beside (0, 4)
+    arm[:my, mx + 7 * cw : mx + 8 * cw] = 0  # the whole margin beside (0, 7)
+    assert edge_difference(overhang, before, rf)[0, 4] < 1.0
+    crossed = edge_difference(arm, before, rf)[0]
+    assert crossed[7] > 20 and crossed[6] > 20 and crossed[8] > 20 and crossed[4] < 1.0
 
 
 def test_flicker_is_not_a_change() -> None:

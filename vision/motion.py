@@ -235,7 +235,7 @@ def cell_fraction(mask: np.ndarray, rectifier: Rectifier, *, inner: float) -> np
 
 
 def edge_difference(a: np.ndarray, b: np.ndarray, rectifier: Rectifier) -> np.ndarray:
-    """Per-cell ``(10, 10)`` mean absolute difference of the margin just outside each edge cell.
+    """Per-cell ``(10, 10)`` mean absolute difference of the margin's outer half beside each edge cell.
 
     ``a`` and ``b`` are coarse (or full) rectified boards, light already divided out. An edge
     cell gets the difference of the strip of margin beside it (a corner cell the larger of its
@@ -246,15 +246,28 @@ def edge_difference(a: np.ndarray, b: np.ndarray, rectifier: Rectifier) -> np.nd
     ch, cw, my, mx = r.cell_h // f, r.cell_w // f, r.margin_y // f, r.margin_x // f
     diff = cv2.absdiff(a, b).mean(axis=2)
     gy, gx = my + SIZE * ch, mx + SIZE * cw
+    # Only the outer half of each strip: a chip on an edge cell may overhang the grid's edge
+    # (off centre, or its top face seen from an angle on the far row), an arm crosses it all;
+    # an arm coming in at a slant crosses the outer half beside a neighbour, so that counts too.
+    oy, ox = my - my // 2, mx - mx // 2
     out = np.zeros((SIZE, SIZE), dtype=np.float32)
     if my > 0:
-        out[0, :] = diff[:my, mx:gx].reshape(my, SIZE, cw).mean(axis=(0, 2))
-        out[-1, :] = np.maximum(out[-1, :], diff[gy:gy + my, mx:gx].reshape(my, SIZE, cw).mean(axis=(0, 2)))
+        out[0, :] = _with_neighbours(diff[:oy, mx:gx].reshape(oy, SIZE, cw).mean(axis=(0, 2)))
+        bottom = diff[gy + my - oy : gy + my, mx:gx].reshape(oy, SIZE, cw).mean(axis=(0, 2))
+        out[-1, :] = np.maximum(out[-1, :], _with_neighbours(bottom))
     if mx > 0:
-        left = diff[my:gy, :mx].reshape(SIZE, ch, mx).mean(axis=(1, 2))
-        right = diff[my:gy, gx:gx + mx].reshape(SIZE, ch, mx).mean(axis=(1, 2))
-        out[:, 0] = np.maximum(out[:, 0], left)
-        out[:, -1] = np.maximum(out[:, -1], right)
+        left = diff[my:gy, :ox].reshape(SIZE, ch, ox).mean(axis=(1, 2))
+        right = diff[my:gy, gx + mx - ox : gx + mx].reshape(SIZE, ch, ox).mean(axis=(1, 2))
+        out[:, 0] = np.maximum(out[:, 0], _with_neighbours(left))
+        out[:, -1] = np.maximum(out[:, -1], _with_neighbours(right))
+    return out
+
+
+def _with_neighbours(strip: np.ndarray) -> np.ndarray:
+    """Each of the 10 strip values along an edge, or its neighbour's along the edge if larger."""
+    out = strip.copy()
+    out[1:] = np.maximum(out[1:], strip[:-1])
+    out[:-1] = np.maximum(out[:-1], strip[1:])
     return out
 
 

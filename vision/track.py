@@ -109,7 +109,7 @@ class TrackConfig:
     """Fraction of a cell's pixels newly skin-like that means a hand is over it."""
     hand_min_cells: int = 3
     """Skin-like cells count as a hand only in a changed region at least this large."""
-    arm_threshold: float = 10.0
+    arm_threshold: float = 8.0
     """Mean difference of the margin beside a changed edge cell (beyond the median all round the
     grid) that means something reaches in over the edge (an arm): its changed region is unknown
     even when it holds still."""
