@@ -364,8 +364,10 @@ def test_the_margin_check_sees_an_arm_across_the_margin_not_a_chip_overhanging_i
     overhang, arm = before.copy(), before.copy()
     overhang[my - my // 2 : my, mx + 4 * cw : mx + 5 * cw] = 0  # the inner half beside (0, 4)
     arm[:my, mx + 7 * cw : mx + 8 * cw] = 0  # the whole margin beside (0, 7)
-    assert edge_difference(overhang, before, rf)[0, 4] < 1.0
-    crossed = edge_difference(arm, before, rf)[0]
+    assert edge_difference(overhang, before, rf)[0, 4] > 20  # the whole strip sees the chip ...
+    assert edge_difference(overhang, before, rf, outer=True)[0, 4] < 1.0  # ... its outer half not
+    assert edge_difference(arm, before, rf)[0, 7] > 20
+    crossed = edge_difference(arm, before, rf, outer=True)[0]
     assert crossed[7] > 20 and crossed[6] > 20 and crossed[8] > 20 and crossed[4] < 1.0
 
 

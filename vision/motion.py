@@ -234,32 +234,33 @@ def cell_fraction(mask: np.ndarray, rectifier: Rectifier, *, inner: float) -> np
     return cell_mean(mask.astype(np.float32), rectifier, inner=inner)
 
 
-def edge_difference(a: np.ndarray, b: np.ndarray, rectifier: Rectifier) -> np.ndarray:
-    """Per-cell ``(10, 10)`` mean absolute difference of the margin's outer half beside each edge cell.
+def edge_difference(a: np.ndarray, b: np.ndarray, rectifier: Rectifier, *, outer: bool = False) -> np.ndarray:
+    """Per-cell ``(10, 10)`` mean absolute difference of the margin just outside each edge cell.
 
     ``a`` and ``b`` are coarse (or full) rectified boards, light already divided out. An edge
     cell gets the difference of the strip of margin beside it (a corner cell the larger of its
     two); inner cells get 0. Nothing on the board changes the margin: an arm reaching in does.
+    With ``outer``, only the strip's outer half, beside the cell or a neighbour along the edge:
+    a chip on an edge cell may overhang the inner half (off centre, or its top face seen at an
+    angle on the far row); an arm crosses the outer half too, at a slant beside a neighbour.
     """
     r = rectifier
     f = r.size[1] // a.shape[0]
     ch, cw, my, mx = r.cell_h // f, r.cell_w // f, r.margin_y // f, r.margin_x // f
     diff = cv2.absdiff(a, b).mean(axis=2)
     gy, gx = my + SIZE * ch, mx + SIZE * cw
-    # Only the outer half of each strip: a chip on an edge cell may overhang the grid's edge
-    # (off centre, or its top face seen from an angle on the far row), an arm crosses it all;
-    # an arm coming in at a slant crosses the outer half beside a neighbour, so that counts too.
-    oy, ox = my - my // 2, mx - mx // 2
+    oy, ox = (my - my // 2, mx - mx // 2) if outer else (my, mx)
+    spread = _with_neighbours if outer else (lambda strip: strip)
     out = np.zeros((SIZE, SIZE), dtype=np.float32)
     if my > 0:
-        out[0, :] = _with_neighbours(diff[:oy, mx:gx].reshape(oy, SIZE, cw).mean(axis=(0, 2)))
+        out[0, :] = spread(diff[:oy, mx:gx].reshape(oy, SIZE, cw).mean(axis=(0, 2)))
         bottom = diff[gy + my - oy : gy + my, mx:gx].reshape(oy, SIZE, cw).mean(axis=(0, 2))
-        out[-1, :] = np.maximum(out[-1, :], _with_neighbours(bottom))
+        out[-1, :] = np.maximum(out[-1, :], spread(bottom))
     if mx > 0:
         left = diff[my:gy, :ox].reshape(SIZE, ch, ox).mean(axis=(1, 2))
         right = diff[my:gy, gx + mx - ox : gx + mx].reshape(SIZE, ch, ox).mean(axis=(1, 2))
-        out[:, 0] = np.maximum(out[:, 0], _with_neighbours(left))
-        out[:, -1] = np.maximum(out[:, -1], _with_neighbours(right))
+        out[:, 0] = np.maximum(out[:, 0], spread(left))
+        out[:, -1] = np.maximum(out[:, -1], spread(right))
     return out
 
 

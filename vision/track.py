@@ -96,7 +96,8 @@ class TrackConfig:
     """Most of the board changed, unmoved and still, this long: accept it as the new look."""
     relight_quiet_seconds: float = 3.0
     """... or still this long in all since the change (hands come and go over a game, so a lamp
-    switched on may never see 3 quiet seconds in a row) and now still ``relight_settle_seconds``."""
+    switched on may never see 3 quiet seconds in a row) and now still ``relight_settle_seconds``,
+    once an alignment with no hand in view found the board unmoved (a bump is no new light)."""
     relight_settle_seconds: float = 0.4
     max_blown_fraction: float = 0.8
     """A board this much blown out (a channel at 250 or more) is not taken as a new look: an arm
@@ -109,10 +110,13 @@ class TrackConfig:
     """Fraction of a cell's pixels newly skin-like that means a hand is over it."""
     hand_min_cells: int = 3
     """Skin-like cells count as a hand only in a changed region at least this large."""
-    arm_threshold: float = 8.0
+    arm_threshold: float = 10.0
     """Mean difference of the margin beside a changed edge cell (beyond the median all round the
     grid) that means something reaches in over the edge (an arm): its changed region is unknown
     even when it holds still."""
+    arm_outer_threshold: float = 5.0
+    """The same for the margin's outer half (beside the cell or a neighbour): a chip on an edge
+    cell may overhang the inner half, an arm crosses it all."""
     occlusion_grow: int = 1
     """Cells around moving or skin cells that are unknown too (fingers, shadows)."""
     still_seconds: float = 0.2
@@ -189,6 +193,12 @@ class TrackUpdate:
     unknown: np.ndarray = field(default_factory=lambda: np.ones((SIZE, SIZE), dtype=bool))
     relocked: bool = False
     message: str = ""
+
+
+def _ring_median(edge: np.ndarray) -> float:
+    """Median of the 36 edge cells' values of a ``(10, 10)`` ``edge_difference``: what the
+    light did to the margin all round (an arm changes it in one place)."""
+    return float(np.median(np.concatenate([edge[0], edge[-1], edge[1:-1, 0], edge[1:-1, -1]])))
 
 
 def _cells_of(mask: np.ndarray, labels: np.ndarray | None = None) -> list[tuple]:
@@ -298,6 +308,7 @@ class BoardTracker:
         self._global_judged = False
         self._global_quiet = 0.0
         self._global_last_t: float | None = None
+        self._global_unmoved = False
         self._lit_quiet = 0.0
         self._lit_last_t: float | None = None
         self._drift_quiet_until = -math.inf
@@ -497,8 +508,11 @@ class BoardTracker:
         # in, moving or not (a dark hand resting over a cell is no skin, nor motion).
         # (An arm crosses the edge in one place; light changes the margin all round.)
         edge = edge_difference(co / gain, self._bg_co, rf)
-        ring = np.concatenate([edge[0], edge[-1], edge[1:-1, 0], edge[1:-1, -1]])
-        reach = edge > cfg.arm_threshold + float(np.median(ring))
+        far = edge_difference(co / gain, self._bg_co, rf, outer=True)
+        # (An arm changes the margin's outer half too; a chip overhanging the edge does not.)
+        reach = (edge > cfg.arm_threshold + _ring_median(edge)) & (
+            far > cfg.arm_outer_threshold + _ring_median(far)
+        )
         arm = changed & reach
         # A hand is never a lone skin-coloured cell (that is a red or orange chip): its arm joins
         # it, and the arm comes in over the edge (a line of flipped chips under warm light is
@@ -837,6 +851,7 @@ class BoardTracker:
             self._global_since = t
             self._global_judged = False
             self._global_quiet, self._global_last_t = 0.0, None
+            self._global_unmoved = False
             log.info("frame %d: most of the board changed at once (bump, arm or light)", self._index)
         waiting = self._update(t, self._lost_state(t, "relocking"), message="board moved or covered")
         if not moving.any() and self._global_last_t is not None:
@@ -862,7 +877,8 @@ class BoardTracker:
         waiting = self._update(t, "occluded", message="board covered")
         still = t - self._global_still
         if still >= cfg.relight_after_seconds or (
-            self._global_quiet >= cfg.relight_quiet_seconds and still >= cfg.relight_settle_seconds
+            self._global_unmoved and self._global_quiet >= cfg.relight_quiet_seconds
+            and still >= cfg.relight_settle_seconds
         ):
             if self._blown(rect):
                 return self._update(t, "occluded", message=TOO_BRIGHT)
@@ -924,6 +940,8 @@ class BoardTracker:
         assert self._bg_grey is not None and self._rectifier is not None
         found = align(grey(norm), self._bg_grey, cfg.motion)
         moved = found is not None and warp_displacement(found[0], self._rectifier) >= cfg.realign_min_px
+        # Only an alignment with no hand in view is trusted to say the board did not move.
+        self._global_unmoved = self._global_unmoved or (found is not None and not moved and not hand)
         if moved and self._apply_warp(frame, *found, before=before):
             return True
         if (found is None or moved) and not hand:
