@@ -314,6 +314,19 @@ def test_chip_on_the_edge_is_committed_after_an_uneven_lamp() -> None:
     assert [u.committed for u in commits(more)] == [expected(table)]
 
 
+def busy_turns(table: Table, cell: tuple[int, int], *, turns: int = 5, place_on_turn: int | None = None) -> list:
+    """Frames of a busy table: ``turns`` times a hand reaches to ``cell``, rests, leaves, and the
+    board is quiet for 0.8 s (never 3 s in a row); on ``place_on_turn`` it puts a red chip there."""
+    target = table.cell_centre_px(cell)
+    frames = []
+    for turn in range(turns):
+        frames += [table.frame(tip) for tip in path(OFF, target, 6)] + [table.frame(target)] * 3
+        if turn == place_on_turn:
+            table.chips[cell] = "red"
+        frames += [table.frame(tip) for tip in path(target, OFF, 6)] + [table.frame() for _ in range(12)]
+    return frames
+
+
 def test_chip_placed_while_a_light_change_is_waiting_is_committed_after_the_relight() -> None:
     """The lamp goes off while players keep reaching over the board: never 3 quiet seconds in a
     row, but 3 in all. The tracker takes the new look then, and a chip placed meanwhile is read
@@ -321,14 +334,7 @@ def test_chip_placed_while_a_light_change_is_waiting_is_committed_after_the_reli
     table = Table(chips={(2, 2): "green", (7, 7): "blue"}, seed=21)
     tracker, ups = started(table)
     table.light = 0.35
-    target = table.cell_centre_px((4, 3))
-    frames = []
-    for turn in range(5):
-        frames += [table.frame(tip) for tip in path(OFF, target, 6)] + [table.frame(target)] * 3
-        if turn == 1:
-            table.chips[(4, 3)] = "red"
-        frames += [table.frame(tip) for tip in path(target, OFF, 6)] + [table.frame() for _ in range(12)]
-    out = run(tracker, iter(frames), start=len(ups))
+    out = run(tracker, iter(busy_turns(table, (4, 3), place_on_turn=1)), start=len(ups))
     assert [u.committed for u in commits(out)] == [expected(table)]
     assert any(u.message == "light changed" for u in out)
 
@@ -339,12 +345,7 @@ def test_a_blown_out_board_is_reported_not_relit() -> None:
     table = Table(chips={(2, 2): "green", (7, 7): "blue"}, seed=22)
     tracker, ups = started(table)
     table.light = 2.5
-    target = table.cell_centre_px((4, 3))
-    frames = []
-    for _ in range(5):
-        frames += [table.frame(tip) for tip in path(OFF, target, 6)] + [table.frame(target)] * 3
-        frames += [table.frame(tip) for tip in path(target, OFF, 6)] + [table.frame() for _ in range(12)]
-    frames += [table.frame() for _ in range(50)]
+    frames = busy_turns(table, (4, 3)) + [table.frame() for _ in range(50)]
     out = run(tracker, iter(frames), start=len(ups))
     assert commits(out) == []
     assert out[-1].message == TOO_BRIGHT and out[-1].state != "live"
@@ -364,10 +365,12 @@ def test_the_margin_check_sees_an_arm_across_the_margin_not_a_chip_overhanging_i
     overhang, arm = before.copy(), before.copy()
     overhang[my - my // 2 : my, mx + 4 * cw : mx + 5 * cw] = 0  # the inner half beside (0, 4)
     arm[:my, mx + 7 * cw : mx + 8 * cw] = 0  # the whole margin beside (0, 7)
-    assert edge_difference(overhang, before, rf)[0, 4] > 20  # the whole strip sees the chip ...
-    assert edge_difference(overhang, before, rf, outer=True)[0, 4] < 1.0  # ... its outer half not
-    assert edge_difference(arm, before, rf)[0, 7] > 20
-    crossed = edge_difference(arm, before, rf, outer=True)[0]
+    whole, outer = edge_difference(overhang, before, rf)
+    assert whole[0, 4] > 20  # the whole strip sees the chip ...
+    assert outer[0, 4] < 1.0  # ... its outer half not
+    whole, outer = edge_difference(arm, before, rf)
+    assert whole[0, 7] > 20
+    crossed = outer[0]
     assert crossed[7] > 20 and crossed[6] > 20 and crossed[8] > 20 and crossed[4] < 1.0
 
 

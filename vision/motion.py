@@ -15,6 +15,7 @@ Rectified images are ``(H, W, 3) float32`` BGR in 0..255, with a margin of
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -234,23 +235,32 @@ def cell_fraction(mask: np.ndarray, rectifier: Rectifier, *, inner: float) -> np
     return cell_mean(mask.astype(np.float32), rectifier, inner=inner)
 
 
-def edge_difference(a: np.ndarray, b: np.ndarray, rectifier: Rectifier, *, outer: bool = False) -> np.ndarray:
-    """Per-cell ``(10, 10)`` mean absolute difference of the margin just outside each edge cell.
+def edge_difference(a: np.ndarray, b: np.ndarray, rectifier: Rectifier) -> tuple[np.ndarray, np.ndarray]:
+    """Per-cell ``(10, 10)`` mean absolute difference of the margin just outside each edge cell:
+    of the whole strip, and of its outer half beside the cell or a neighbour along the edge.
 
     ``a`` and ``b`` are coarse (or full) rectified boards, light already divided out. An edge
     cell gets the difference of the strip of margin beside it (a corner cell the larger of its
     two); inner cells get 0. Nothing on the board changes the margin: an arm reaching in does.
-    With ``outer``, only the strip's outer half, beside the cell or a neighbour along the edge:
-    a chip on an edge cell may overhang the inner half (off centre, or its top face seen at an
-    angle on the far row); an arm crosses the outer half too, at a slant beside a neighbour.
+    A chip on an edge cell may overhang the strip's inner half (off centre, or its top face seen
+    at an angle on the far row); an arm crosses the outer half too, at a slant beside a neighbour.
     """
     r = rectifier
     f = r.size[1] // a.shape[0]
-    ch, cw, my, mx = r.cell_h // f, r.cell_w // f, r.margin_y // f, r.margin_x // f
     diff = cv2.absdiff(a, b).mean(axis=2)
+    my, mx = r.margin_y // f, r.margin_x // f
+    whole = _margin_strips(diff, r, f, my, mx, lambda strip: strip)
+    outer = _margin_strips(diff, r, f, my - my // 2, mx - mx // 2, _with_neighbours)
+    return whole, outer
+
+
+def _margin_strips(
+    diff: np.ndarray, r: Rectifier, f: int, oy: int, ox: int, spread: Callable[[np.ndarray], np.ndarray]
+) -> np.ndarray:
+    """``edge_difference`` of ``diff`` over the ``oy``/``ox`` margin rows/columns furthest from
+    the grid, each edge's 10 values passed through ``spread``."""
+    ch, cw, my, mx = r.cell_h // f, r.cell_w // f, r.margin_y // f, r.margin_x // f
     gy, gx = my + SIZE * ch, mx + SIZE * cw
-    oy, ox = (my - my // 2, mx - mx // 2) if outer else (my, mx)
-    spread = _with_neighbours if outer else (lambda strip: strip)
     out = np.zeros((SIZE, SIZE), dtype=np.float32)
     if my > 0:
         out[0, :] = spread(diff[:oy, mx:gx].reshape(oy, SIZE, cw).mean(axis=(0, 2)))

@@ -502,13 +502,13 @@ class BoardTracker:
         self._prev = co
         change = self._structure(co, self._bg_co)
         changed = change > cfg.change_threshold
-        fresh_skin = new_skin(co, co / gain, self._bg_co, self._bg_skin, cfg.motion)
+        co_norm = co / gain
+        fresh_skin = new_skin(co, co_norm, self._bg_co, self._bg_skin, cfg.motion)
         skin = cell_fraction(fresh_skin, rf, inner=inner) > cfg.skin_fraction
         # Chips lie inside their cells; a change that crosses the grid's edge is an arm reaching
         # in, moving or not (a dark hand resting over a cell is no skin, nor motion).
         # (An arm crosses the edge in one place; light changes the margin all round.)
-        edge = edge_difference(co / gain, self._bg_co, rf)
-        far = edge_difference(co / gain, self._bg_co, rf, outer=True)
+        edge, far = edge_difference(co_norm, self._bg_co, rf)
         # (An arm changes the margin's outer half too; a chip overhanging the edge does not.)
         reach = (edge > cfg.arm_threshold + _ring_median(edge)) & (
             far > cfg.arm_outer_threshold + _ring_median(far)
@@ -544,7 +544,8 @@ class BoardTracker:
                                         unknown=np.zeros((SIZE, SIZE), dtype=bool), message="re-locked")
 
         # a bump's first frames move, a sleeve covers many cells: those are no moves
-        self._changed = changed & ~moving & ~large_regions(changed, cfg.max_change_region)
+        large = large_regions(changed, cfg.max_change_region)
+        self._changed = changed & ~moving & ~large
         if self._pending.any() and t > self._pending_until:
             log.info("frame %d: pending cells %s were never read surely; given up", self._index,
                      _cells_of(self._pending))
@@ -552,22 +553,22 @@ class BoardTracker:
         unknown = (
             dilate_cells(seeds, cfg.occlusion_grow)
             | regions_touching(changed | self._pending, seeds)
-            | large_regions(changed, cfg.max_change_region)
+            | large
         )
         self._clear_since[unknown] = np.nan
         self._clear_since[~unknown & np.isnan(self._clear_since)] = t
         candidates = (changed | self._pending) & ~unknown
-        committed = self._consider(frame, norm, co / gain, candidates, t)
+        committed = self._consider(frame, norm, co_norm, candidates, t)
         self._cand_since[~candidates] = np.nan
         self._cand_read[~candidates] = np.nan
         self._cand_frames[~candidates] = 0
-        self._adapt(co / gain, change, unknown)
+        self._adapt(co_norm, change, unknown)
         labels = np.where(unknown, UNKNOWN, self.committed).astype(object)
         pending = candidates & ~np.isnan(self._cand_read)
         labels[pending] = self._cand_label[pending]
         unread = candidates & np.isnan(self._cand_read)
         labels[unread] = UNKNOWN
-        if self._relit_region(changed, seeds, t) and not self._blown(rect):
+        if self._relit_region(bool(large.any()), seeds, t) and not self._blown(rect):
             log.info("frame %d: a large part of the board looks different, unmoved and unreached; "
                      "re-normalising", self._index)
             self._relight(frame, rect)
@@ -892,12 +893,11 @@ class BoardTracker:
         """Is most of the rectified board clipped to white (too bright to tell a hand from a card)?"""
         return float((rect.max(axis=2) >= 250).mean()) > self.config.max_blown_fraction
 
-    def _relit_region(self, changed: np.ndarray, seeds: np.ndarray, t: float) -> bool:
+    def _relit_region(self, large: bool, seeds: np.ndarray, t: float) -> bool:
         """Has a changed region too large for a move been there, with nothing moving or reaching
         in, for ``relight_quiet_seconds`` in all since the last new background? Then it is light
         (a lamp whose change stayed under ``global_fraction``), not a sleeve: a sleeve reaches
         in over the edge."""
-        large = large_regions(changed, self.config.max_change_region).any()
         if large and not seeds.any() and self._lit_last_t is not None:
             # (Cells near the threshold flicker in and out of the region: the time adds up.)
             self._lit_quiet += t - self._lit_last_t
