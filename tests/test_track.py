@@ -646,3 +646,25 @@ def test_bad_edition_is_a_clear_error(bad: object) -> None:
         return
     with pytest.raises(ValueError, match="unknown edition 'round'"):
         BoardTracker(edition=bad)
+
+
+def test_bump_under_a_flicker_is_relocked_while_a_hand_rests_on_the_edge() -> None:
+    """The table is bumped while a lamp flickers and a player's hand rests on the board's edge.
+    The flicker makes the change board-wide, then ends; the bump's change remains, under the
+    board-wide fraction. It is judged then: the resting hand keeps the drift check off for good,
+    so waiting for it would leave the grid off the board (and every later move unread)."""
+    table = Table(chips={(2, 5): "blue", (6, 6): "red"}, seed=23)
+    rest = table.cell_centre_px((4, 9))
+    tracker, ups = started(table)
+    out = run(tracker, (table.frame(rest) for _ in range(8)), start=len(ups))
+    table.shift, table.rotate_deg = (0.0, 0.0), 0.7  # turned a little about its centre
+    frames = []
+    for i in range(6):
+        table.light = 1.3 if i % 2 == 0 else 0.8
+        frames.append(table.frame(rest))
+    table.light = 1.0
+    frames += [table.frame(rest) for _ in range(25)]
+    out += run(tracker, iter(frames), start=len(ups) + len(out))
+    assert commits(out) == []
+    assert any(u.relocked for u in out)
+    assert np.abs(out[-1].corners - table.corners()).max() < 1.5

@@ -866,15 +866,19 @@ class BoardTracker:
             self._global_still = t
         if t - self._global_still < cfg.settle_seconds:
             return waiting
-        if (change > cfg.change_threshold).mean() < cfg.global_fraction:
-            self._global_since = self._global_still = None
-            return None
-        if not self._global_judged:
+        changed = change > cfg.change_threshold
+        # A bump with a flicker on top shrinks under the board-wide fraction once the flicker
+        # ends: what remains is still the bump, so it is judged before ordinary tracking resumes.
+        residue = bool(large_regions(changed, cfg.max_change_region).any())
+        if not self._global_judged and (changed.mean() >= cfg.global_fraction or residue):
             self._global_judged = True
             if self._judge_moved(frame, norm, float(change.mean()), hand=hand):
                 self._global_since = self._global_still = None
                 return self._update(t, "live", labels=self.committed, relocked=True,
                                     unknown=np.zeros((SIZE, SIZE), dtype=bool), message="re-locked")
+        if changed.mean() < cfg.global_fraction:
+            self._global_since = self._global_still = None
+            return None
         waiting = self._update(t, "occluded", message="board covered")
         still = t - self._global_still
         if still >= cfg.relight_after_seconds or (
