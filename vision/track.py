@@ -634,9 +634,12 @@ class BoardTracker:
         waiting = candidates & ~ready
         blocked = regions_touching(candidates, waiting) if waiting.any() else np.zeros_like(ready)
         ready &= ~blocked
-        if t < self._fit_doubt_until and (region_sizes(ready) > 1).any():
+        # (A cell read as its committed label is no new chip: a hand or the chip beside it
+        # nudged its look, and it cannot be that chip seen twice.)
+        news = ready & (self._cand_label != self.committed)
+        if t < self._fit_doubt_until and (region_sizes(news) > 1).any():
             # The grid may be off: a change over touching cells may be one chip seen twice. Keep the labels.
-            several = ready & (region_sizes(ready) > 1)
+            several = news & (region_sizes(news) > 1)
             log.info("frame %d: the grid may be off; not committing %s, which touch each other",
                      self._index, _cells_of(several, self._cand_label))
             self._absorb(norm, several)
