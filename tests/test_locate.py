@@ -210,3 +210,22 @@ def test_a_glare_spot_does_not_hide_the_print():
     fit = locate_grid(scene.frame, edition="jumbo")
     assert fit, fit.reason
     assert corner_error(fit.corners, truth) < 0.01
+
+
+def test_a_board_covered_in_chips_is_found_when_its_turns_differ_clearly():
+    """Chips cover most cards, so little print is left to read (ink z about 2.5). The card gaps
+    place the grid edge to edge, and the layout's best turn beats the other three by over 2 z:
+    that is the board, however faint."""
+    from vision.locate import ink_match
+
+    scene = render(random_spec(1003, edition="classic", difficulty="normal"))
+    gray = cv2.cvtColor(scene.frame, cv2.COLOR_BGR2GRAY)
+    truth = order_as_seen(scene.corners)
+    at_truth = ink_match(scene.frame, truth, LocateConfig(), reach=1, gray=gray)
+    assert at_truth.placed and at_truth.z < LocateConfig().min_z_placed
+    assert at_truth.z - at_truth.runner_up > LocateConfig().placed_clear_margin
+    fit = locate_grid(scene.frame)
+    assert fit, fit.reason
+    assert corner_error(fit.corners, truth) < 0.01
+    o = orient_grid(scene.frame, fit.corners, edition=scene.edition)
+    assert corner_error(o.corners, scene.corners) < 0.01

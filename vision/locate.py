@@ -110,6 +110,10 @@ class LocateConfig:
     min_z_placed: float = 3.5
     """Ink z-score that suffices when the card gaps have placed the grid (only the four turns are then
     in question, not every placement: the chance level is far lower)."""
+    min_z_placed_clear: float = 2.0
+    placed_clear_margin: float = 2.0
+    """A placed grid whose best turn beats the other three by ``placed_clear_margin`` needs only
+    this z: chips covering most cards leave little print, but the turns still differ clearly."""
     refine_ransac_iters: int = 100
     """RANSAC iterations of the refining homography (the rough grid already puts most samples on the
     right line, so a few dozen draws find the consensus; 500 cost 15 % of the locate time)."""
@@ -448,8 +452,11 @@ def _accepted(match: InkMatch | None, config: LocateConfig) -> bool:
     """Is this placement the board: the layout clearly there, and clearly here rather than a cell off?"""
     if match is None:
         return False
+    margin = match.z - match.runner_up
+    if match.placed and match.z >= config.min_z_placed_clear and margin >= config.placed_clear_margin:
+        return True
     need = config.min_z_placed if match.placed else config.min_z
-    return match.z >= need and match.z - match.runner_up >= config.min_z_margin
+    return match.z >= need and margin >= config.min_z_margin
 
 
 def _search(frame, gray, white, candidates: list, config: LocateConfig) -> InkMatch | None:
