@@ -229,3 +229,24 @@ def test_a_board_covered_in_chips_is_found_when_its_turns_differ_clearly():
     assert corner_error(fit.corners, truth) < 0.01
     o = orient_grid(scene.frame, fit.corners, edition=scene.edition)
     assert corner_error(o.corners, scene.corners) < 0.01
+
+
+def test_the_free_corners_place_a_grid_the_card_gaps_cannot():
+    """A Jumbo mat has no gaps between its cards and its pips are fine, so the ink alone
+    cannot tell the board from a cell off (z 4.4); the four corner logos place it, and then
+    only the turns are in question."""
+    from dataclasses import replace
+
+    from vision.locate import ink_match
+
+    scene = render(random_spec(1012, edition="jumbo", difficulty="normal"))
+    gray = cv2.cvtColor(scene.frame, cv2.COLOR_BGR2GRAY)
+    truth = order_as_seen(scene.corners)
+    match = ink_match(scene.frame, truth, LocateConfig(), gray=gray)
+    assert match.framed and not match.placed
+    assert not locate_grid(scene.frame, config=replace(LocateConfig(), use_corners=False))
+    fit = locate_grid(scene.frame)
+    assert fit, fit.reason
+    assert corner_error(fit.corners, truth) < 0.01
+    o = orient_grid(scene.frame, fit.corners, edition=scene.edition)
+    assert corner_error(o.corners, scene.corners) < 0.01

@@ -88,3 +88,24 @@ def test_pattern_z_of_unrelated_print_stays_low():
     rng = np.random.default_rng(1)
     worst = max(float(pattern_z(rng.normal(0, 1, (16, 16))).max()) for _ in range(20))
     assert worst < 5.5  # the locator's acceptance threshold (min_z)
+
+
+@pytest.mark.parametrize("shift", [(0, 0), (1, -2)])
+def test_the_free_corners_frame_the_board_in_a_wider_lattice(shift):
+    """The four corner logos alike, unlike any card: among every whole-cell placement of a
+    lattice three cells wider each way, the board's own stands out, wherever it lies."""
+    from vision.geometry import apply_homography, grid_homography
+    from vision.orient import free_corner_scores, ink_lattice
+
+    scene = render(random_spec(1012, edition="jumbo", difficulty="normal"))
+    dv, du = shift
+    reach = 3
+    box = np.array([[-reach, -reach], [10 + reach, -reach], [10 + reach, 10 + reach], [-reach, 10 + reach]], float)
+    h = grid_homography(np.asarray(scene.corners, np.float32))
+    ext = apply_homography(h, box + np.array([du, dv], float)).astype(np.float32)
+    scores = free_corner_scores(ink_lattice(scene.frame, ext, 24, 10 + 2 * reach), 10 + 2 * reach)
+    assert scores.shape == (7, 7)
+    best = np.unravel_index(int(np.argmax(scores)), scores.shape)
+    assert best == (reach - dv, reach - du)
+    top = np.sort(scores, axis=None)
+    assert top[-1] - top[-2] > 3.0

@@ -45,7 +45,7 @@ from vision.geometry import (
     order_as_seen,
     roll_rows,
 )
-from vision.orient import OrientConfig, ink_lattice, lattice_redness, pattern_z
+from vision.orient import OrientConfig, free_corner_scores, ink_lattice, lattice_redness, pattern_z
 
 log = logging.getLogger(__name__)
 
@@ -114,6 +114,11 @@ class LocateConfig:
     placed_clear_margin: float = 2.0
     """A placed grid whose best turn beats the other three by ``placed_clear_margin`` needs only
     this z: chips covering most cards leave little print, but the turns still differ clearly."""
+    use_corners: bool = True
+    corner_margin: float = 3.0
+    """Where the card gaps say nothing, the four free corners (one logo, no card) place the grid
+    when the best window's ``orient.free_corner_scores`` beats the next by this much; the ink
+    must then show one turn at ``min_z_placed`` (the looser turn rule is for the gaps alone)."""
     refine_ransac_iters: int = 100
     """RANSAC iterations of the refining homography (the rough grid already puts most samples on the
     right line, so a few dozen draws find the consensus; 500 cost 15 % of the locate time)."""
@@ -294,7 +299,8 @@ def locate_grid(
     # The shape only (no aspect): the print has shown the layout cell by cell, which a grid of
     # the wrong proportions cannot, while the aspect measured from one view can be far off
     # (a cropped photo, a lens whose centre is not the image's).
-    if not _plausible(best.corners, (w, h), config, aspect=False):
+    # (A grid the free corners placed must look square too: they place, they do not shape.)
+    if not _plausible(best.corners, (w, h), config, aspect=best.framed):
         return GridFit.failed("no board: the best grid is not a plausible view of the board", score=best.z)
     if best.cells < config.min_ink_cells:
         # A grid whose cells mostly show no ink at all lies off the cards (or the print is
@@ -326,6 +332,8 @@ class InkMatch:
     runner_up: float
     cells: int
     placed: bool = False
+    framed: bool = False
+    """The free corners (not the gaps) placed it: only the turns are runners-up."""
 
 
 def ink_match(
@@ -355,21 +363,41 @@ def ink_match(
         return InkMatch(np.asarray(corners, np.float32), -1.0, -1.0, 0)
     z = np.maximum.reduce([pattern_z(red, ink.highpass_cells, ink.min_cells) for red in rednesses])
     placed = None if gray is None or r < 1 else _placed_by_gaps(gray, corners, r, config)
-    if placed is not None:
-        dv, du = placed
+    # Unplaced, the best window over every shift and turn, against every other as runner-up.
+    flat = np.argsort(-z, axis=None)
+    dv, du, _ = np.unravel_index(flat[0], z.shape)
+    others = z.copy()
+    others[dv, du] = -np.inf  # the other turns of the same placement are its runner-up too
+    best = float(z[dv, du].max())
+    runner = max(float(others.max()), float(np.sort(z[dv, du])[-2]))
+    framed = None
+    clear = best >= config.min_z and best - runner >= config.min_z_margin
+    hopeless = best < config.min_z_placed  # no window's ink could pass even once placed
+    if placed is None and gray is not None and r >= 1 and config.use_corners and not (clear or hopeless):
+        framed = _placed_by_corners(lattice, r, z, config)  # (only where the ink alone falls short)
+    if placed is not None or framed is not None:
+        dv, du = placed if placed is not None else framed
         turns = np.sort(z[dv, du])
         best, runner = float(turns[-1]), float(turns[-2])
-    else:
-        flat = np.argsort(-z, axis=None)
-        dv, du, _ = np.unravel_index(flat[0], z.shape)
-        others = z.copy()
-        others[dv, du] = -np.inf  # the other turns of the same placement are its runner-up too
-        best = float(z[dv, du].max())
-        runner = max(float(others.max()), float(np.sort(z[dv, du])[-2]))
     shift = np.array([[1, 0, du - r], [0, 1, dv - r], [0, 0, 1.0]])
     placed_corners = apply_homography(h @ shift, GRID_CORNERS_UV).astype(np.float32)
     cells = max(int(np.isfinite(red[dv : dv + SIZE, du : du + SIZE]).sum()) for red in rednesses)
-    return InkMatch(placed_corners, best, runner, cells, placed is not None)
+    return InkMatch(placed_corners, best, runner, cells, placed is not None, framed is not None)
+
+
+def _placed_by_corners(lattice: np.ndarray, reach: int, z: np.ndarray, config: LocateConfig) -> tuple[int, int] | None:
+    """The whole-cell shift ``(dv, du)`` that the four free corners frame clearly, if the ink
+    then shows one turn of the layout clearly (``min_z_placed``, ``min_z_margin``); else None,
+    and the placement is left to the ink over every shift."""
+    scores = free_corner_scores(lattice, SIZE + 2 * reach)
+    top = np.sort(scores, axis=None)
+    if top[-1] - top[-2] < config.corner_margin:
+        return None
+    dv, du = np.unravel_index(int(np.argmax(scores)), scores.shape)
+    turns = np.sort(z[dv, du])
+    if turns[-1] < config.min_z_placed or turns[-1] - turns[-2] < config.min_z_margin:
+        return None
+    return int(dv), int(du)
 
 
 def _placed_by_gaps(gray: np.ndarray, corners: np.ndarray, reach: int, config: LocateConfig) -> tuple[int, int] | None:
@@ -455,7 +483,7 @@ def _accepted(match: InkMatch | None, config: LocateConfig) -> bool:
     margin = match.z - match.runner_up
     if match.placed and match.z >= config.min_z_placed_clear and margin >= config.placed_clear_margin:
         return True
-    need = config.min_z_placed if match.placed else config.min_z
+    need = config.min_z_placed if match.placed or match.framed else config.min_z
     return match.z >= need and margin >= config.min_z_margin
 
 

@@ -325,3 +325,46 @@ def _aspect_prior(seen: np.ndarray, image_size: tuple[int, int], target: float) 
     even = -abs(np.log(max(aspect, 1e-6) / target))
     odd = -abs(np.log(max(1.0 / max(aspect, 1e-6), 1e-6) / target))
     return [even, odd, even, odd]
+
+
+CORNER_CELL_PX = 12
+"""Cell size at which ``free_corner_scores`` compares cells."""
+
+
+@functools.lru_cache(maxsize=4)
+def _ring_weights(cell_px: int) -> np.ndarray:
+    """``(cell_px**2, 3)``: averaging weights of a cell's centre disc and two rings around it
+    (round, so a logo turned by any angle gives the same numbers)."""
+    c = (np.arange(cell_px) + 0.5) / cell_px - 0.5
+    rad = np.hypot(*np.meshgrid(c, c, indexing="ij")).ravel()
+    masks = np.stack([rad < 0.2, (rad >= 0.2) & (rad < 0.35), (rad >= 0.35) & (rad < 0.48)], axis=1)
+    return (masks / masks.sum(axis=0)).astype(np.float32)
+
+
+def free_corner_scores(lattice: np.ndarray, cells: int) -> np.ndarray:
+    """How much each 10x10 window of a rectified lattice looks framed by the four free corners.
+
+    The four corner cells carry the same printed logo and no card: alike one another, unlike
+    the typical cell. Each cell is described by the Lab means of a centre disc and two rings
+    (turn-invariant), scaled by the lattice's robust spread; a window scores the mean distance
+    of its corners from the typical cell minus their mean distance from each other. Returns
+    ``(cells - 9, cells - 9)`` float (higher: more like the board's corners). Needs no ink, so
+    it places a grid whose print is too fine or too covered to show the layout.
+    """
+    px = CORNER_CELL_PX  # a logo is large: a coarse look suffices, and costs a quarter
+    small = cv2.resize(lattice, (cells * px, cells * px), interpolation=cv2.INTER_AREA)
+    per_channel = small.reshape(cells, px, cells, px, 3).transpose(0, 2, 4, 1, 3).reshape(-1, px * px)
+    # Mean colours of each ring first, then Lab (a tiny image): the same answer at a fraction of the cost.
+    means = (per_channel.astype(np.float32) @ (_ring_weights(px) / 255.0)).reshape(cells * cells, 3, 3)
+    rings = cv2.cvtColor(np.ascontiguousarray(means.transpose(0, 2, 1)), cv2.COLOR_BGR2LAB).reshape(cells * cells, -1)
+    med = np.median(rings, axis=0)
+    mad = np.median(np.abs(rings - med), axis=0) + 1e-3
+    d = ((rings - med) / mad).reshape(cells, cells, -1)
+    n = cells - SIZE + 1
+    corners = np.stack(  # (4, n, n, F): the corner cells of every window
+        [d[:n, :n], d[:n, SIZE - 1 :], d[SIZE - 1 :, SIZE - 1 :], d[SIZE - 1 :, :n]]
+    )
+    apart = np.linalg.norm(corners, axis=3).min(axis=0)
+    pairs = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+    alike = np.max([np.linalg.norm(corners[a] - corners[b], axis=2) for a, b in pairs], axis=0)
+    return apart - alike
