@@ -2,17 +2,21 @@
 
 The reader decides "chip or not" with a one-hidden-layer network over named physical cues
 (``CellReader.decision_inputs``). This script renders seeded scenes (standard ones at every
-difficulty, and Jumbo scenes rich in flipped chips), computes the cues of every visible cell,
-fits two networks (without and with the empty-board comparison), reports their errors on
-held-out scenes, and writes the JSON. The benchmarks' seeds (1000 and up for still frames,
-the low seeds of whole games) are never used here.
+difficulty, Jumbo scenes rich in flipped chips, and more of those at the hard difficulty,
+where glare hides white chips), computes the cues of every visible cell, fits three networks
+(without and with the empty-board comparison, and on the Jumbo mat without it a second one,
+with more cues, that may add white chips), reports their errors on held-out scenes, and writes
+the JSON. The benchmarks' seeds (1000-1299 for still frames, the low seeds of whole games) are
+never used here.
 
-    .venv/bin/python benchmarks/fit_cell_model.py [--frames 600] [--flipped-frames 200] [--hidden 16]
+    .venv/bin/python benchmarks/fit_cell_model.py [--frames 600] [--flipped-frames 200]
+        [--hard-flipped-frames 300] [--hidden 16] [--only jumbo_white]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -22,8 +26,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.layout import LAYOUT, is_corner
-from vision.cell_model import MODEL_PATH, ChipNet, save_chip_nets
-from vision.classify import CellReader
+from vision.cell_model import MODEL_PATH, ChipNet, load_chip_nets, save_chip_nets
+from vision.classify import LOCAL_CUES, TWIN_CUES, CellReader
 from vision.sim import random_spec, render
 
 PLAIN_INPUTS = [
@@ -32,32 +36,47 @@ PLAIN_INPUTS = [
     "white_possible", "court", "twin_texture", "twin_ncc",
 ]
 REF_INPUTS = [*PLAIN_INPUTS, "ref_change", "ref_change_low", "ref_median", "ref_ncc"]
+JUMBO_INPUTS = [*PLAIN_INPUTS, *(f"twin_{n}" for n in TWIN_CUES), "ring_high", "rim_high",
+                *(f"{n}_rel" for n in LOCAL_CUES)]
 DIFFICULTIES = ("easy", "normal", "hard")
 STANDARD_SEEDS = 200
 FLIPPED_SEEDS = 5100
+HARD_FLIPPED_SEEDS = 5300
+STANDARD, FLIPPED, HARD_FLIPPED = 0, 1, 2
+"""Scene groups: ``plain`` and ``reference`` are fitted on the first two, ``jumbo_white`` on all three."""
 
 
-def scenes(frames: int, flipped_frames: int):
-    """Seeded (scene, empty frame) pairs: standard scenes, then Jumbo scenes dense in flipped chips."""
+def _flipped_scene(seed: int, difficulty: str):
+    """A Jumbo scene with about a fifth of its cells white chips (anywhere, not only in lines)."""
+    rng = np.random.default_rng(seed)
+    choices = ["empty"] * 5 + ["flipped"] * 2 + ["yellow", "red", "blue"]
+    labels = tuple(
+        tuple("free" if is_corner((r, c)) else str(rng.choice(choices)) for c in range(10)) for r in range(10)
+    )
+    spec = random_spec(seed, edition="jumbo", difficulty=difficulty, labels=labels)
+    return render(spec), render(spec, empty=True).frame
+
+
+def scenes(frames: int, flipped_frames: int, hard_flipped_frames: int = 0):
+    """Seeded (group, scene, empty frame): standard scenes, Jumbo scenes dense in flipped chips,
+    then more of those at the hard difficulty."""
     for seed in range(STANDARD_SEEDS, STANDARD_SEEDS + frames):
         spec = random_spec(seed, difficulty=DIFFICULTIES[seed % 3])
-        yield render(spec), render(spec, empty=True).frame
+        yield (STANDARD, render(spec), render(spec, empty=True).frame)
     for seed in range(FLIPPED_SEEDS, FLIPPED_SEEDS + flipped_frames):
-        rng = np.random.default_rng(seed)
-        choices = ["empty"] * 5 + ["flipped"] * 2 + ["yellow", "red", "blue"]
-        labels = tuple(
-            tuple("free" if is_corner((r, c)) else str(rng.choice(choices)) for c in range(10)) for r in range(10)
-        )
-        spec = random_spec(seed, edition="jumbo", difficulty=DIFFICULTIES[seed % 3], labels=labels)
-        yield render(spec), render(spec, empty=True).frame
+        yield (FLIPPED, *_flipped_scene(seed, DIFFICULTIES[seed % 3]))
+    for seed in range(HARD_FLIPPED_SEEDS, HARD_FLIPPED_SEEDS + hard_flipped_frames):
+        yield (HARD_FLIPPED, *_flipped_scene(seed, "hard"))
 
 
-def cell_table(frames: int, flipped_frames: int) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
-    """Every decision input of every visible, non-corner cell, its true label and its scene seed."""
+def cell_table(frames: int, flipped_frames: int, hard_flipped_frames: int = 0
+               ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
+    """Every decision input of every visible, non-corner cell, its true label, its scene seed and
+    its scene group."""
     columns: dict[str, list[np.ndarray]] = {}
-    truth, seeds = [], []
+    truth, seeds, groups = [], [], []
     keep = np.array([LAYOUT[r][c] != "FREE" for r in range(10) for c in range(10)])
-    for scene, empty in scenes(frames, flipped_frames):
+    for group, scene, empty in scenes(frames, flipped_frames, hard_flipped_frames):
         reader = CellReader(edition=scene.edition)
         reader.set_reference(reader.rectify(empty, scene.corners))
         inputs = reader.decision_inputs(reader.features(reader.rectify(scene.frame, scene.corners)))
@@ -67,7 +86,9 @@ def cell_table(frames: int, flipped_frames: int) -> tuple[dict[str, np.ndarray],
         labels = np.asarray(scene.labels, dtype=object).ravel()[sel]
         truth.append(labels.astype(str))
         seeds.append(np.full(int(sel.sum()), scene.spec.seed))
-    return {k: np.concatenate(v) for k, v in columns.items()}, np.concatenate(truth), np.concatenate(seeds)
+        groups.append(np.full(int(sel.sum()), group))
+    return ({k: np.concatenate(v) for k, v in columns.items()}, np.concatenate(truth), np.concatenate(seeds),
+            np.concatenate(groups))
 
 
 def fit_net(x: np.ndarray, y: np.ndarray, names: list[str], *, hidden: int, steps: int, l2: float,
@@ -101,40 +122,60 @@ def fit_net(x: np.ndarray, y: np.ndarray, names: list[str], *, hidden: int, step
                    b1.astype(np.float32), w2.astype(np.float32), float(b2[0]))
 
 
+def variants(table: dict[str, np.ndarray], groups: np.ndarray) -> dict[str, tuple[list[str], np.ndarray]]:
+    """Each network's inputs and the table rows it is fitted on."""
+    known = groups != HARD_FLIPPED
+    # The Jumbo network learns from classic cells too: fitted on Jumbo cells alone it does worse.
+    every = np.ones_like(known)
+    return {"plain": (PLAIN_INPUTS, known), "reference": (REF_INPUTS, known), "jumbo_white": (JUMBO_INPUTS, every)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=600)
     parser.add_argument("--flipped-frames", type=int, default=200)
+    parser.add_argument("--hard-flipped-frames", type=int, default=300)
     parser.add_argument("--hidden", type=int, default=16)
     parser.add_argument("--steps", type=int, default=1500)
     parser.add_argument("--l2", type=float, default=1e-4)
+    parser.add_argument("--only", help="refit only these networks (comma-separated), keep the others as stored")
     parser.add_argument("--cache", type=Path, help="keep the cell table here (.npz) and reuse it")
     parser.add_argument("--dry-run", action="store_true", help="report held-out errors, write nothing")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     if args.cache and args.cache.exists():
         data = np.load(args.cache)
-        labels, seeds = data["__truth"], data["__seed"]
+        labels, seeds, groups = data["__truth"], data["__seed"], data["__group"]
         table = {k: data[k] for k in data.files if not k.startswith("__")}
     else:
-        table, labels, seeds = cell_table(args.frames, args.flipped_frames)
+        table, labels, seeds, groups = cell_table(args.frames, args.flipped_frames, args.hard_flipped_frames)
         if args.cache:
-            np.savez_compressed(args.cache, __truth=labels, __seed=seeds, **table)
+            np.savez_compressed(args.cache, __truth=labels, __seed=seeds, __group=groups, **table)
     y = labels != "empty"
     print(f"{len(y)} cells ({int(y.sum())} chips) from {len(np.unique(seeds))} scenes "
           f"in {time.perf_counter() - start:.0f} s")
+    chosen = variants(table, groups)
+    if args.only:
+        chosen = {k: v for k, v in chosen.items() if k in args.only.split(",")}
     nets = {}
-    for variant, names in (("plain", PLAIN_INPUTS), ("reference", REF_INPUTS)):
-        x = np.stack([table[n] for n in names], axis=1)
-        held = seeds % 2 == 1
-        half = fit_net(x[~held], y[~held].astype(float), names, hidden=args.hidden, steps=args.steps, l2=args.l2)
-        wrong = (half.logit({n: x[held, i] for i, n in enumerate(names)}) > 0) != y[held]
+    for variant, (names, rows) in chosen.items():
+        x = np.stack([table[n][rows] for n in names], axis=1)
+        yv = y[rows]
+        held = seeds[rows] % 2 == 1
+        half = fit_net(x[~held], yv[~held].astype(float), names, hidden=args.hidden, steps=args.steps, l2=args.l2)
+        wrong = (half.logit({n: x[held, i] for i, n in enumerate(names)}) > 0) != yv[held]
         print(f"[{variant}] fitted on even seeds: {int(wrong.sum())} of {int(held.sum())} held-out cells wrong "
               f"({100.0 * wrong.mean():.3f} %)")
-        nets[variant] = fit_net(x, y.astype(float), names, hidden=args.hidden, steps=args.steps, l2=args.l2)
+        nets[variant] = fit_net(x, yv.astype(float), names, hidden=args.hidden, steps=args.steps, l2=args.l2)
     if not args.dry_run:
-        save_chip_nets(nets, note=f"benchmarks/fit_cell_model.py --frames {args.frames} --flipped-frames "
-                                  f"{args.flipped_frames} --hidden {args.hidden} --steps {args.steps} --l2 {args.l2}")
+        note = (f"benchmarks/fit_cell_model.py --frames {args.frames} --flipped-frames {args.flipped_frames} "
+                f"--hard-flipped-frames {args.hard_flipped_frames} --hidden {args.hidden} --steps {args.steps} "
+                f"--l2 {args.l2}" + (f" --only {args.only}" if args.only else ""))
+        if args.only:
+            kept = {k: v for k, v in load_chip_nets().items() if k not in nets}
+            nets = {**kept, **nets}
+            note = f"{json.loads(MODEL_PATH.read_text()).get('note', '')}; then {note}"
+        save_chip_nets(nets, note=note)
         print(f"wrote {MODEL_PATH}")
     return 0
 

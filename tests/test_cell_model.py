@@ -19,8 +19,21 @@ def test_shipped_nets_use_only_cues_the_reader_computes():
     with_ref = reader.decision_inputs(reader.features(reader.rectify(scene.frame, scene.corners)))
     nets = load_chip_nets()
     assert set(nets["plain"].inputs) <= set(plain)
+    assert set(nets["jumbo_white"].inputs) <= set(plain)
     assert set(nets["reference"].inputs) <= set(with_ref)
     assert nets["plain"].logit(plain).shape == (100,)
+
+
+def test_only_the_jumbo_mat_without_a_reference_has_a_white_chip_network():
+    nets = load_chip_nets()
+    reader = CellReader(edition="jumbo")
+    assert reader.chip_net is nets["plain"]
+    assert reader.white_chip_net is nets["jumbo_white"]
+    assert CellReader(edition="classic").white_chip_net is None
+    scene = render(random_spec(11, edition="jumbo"))
+    reader.set_reference(reader.rectify(render(random_spec(11, edition="jumbo"), empty=True).frame, scene.corners))
+    assert reader.chip_net is nets["reference"]
+    assert reader.white_chip_net is None
 
 
 def test_round_trip_keeps_the_decision(tmp_path):

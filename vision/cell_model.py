@@ -5,8 +5,9 @@ from the twin card or the empty board, ...) each say something about a chip, but
 "plain centre" means a chip on a number card and nothing on a Queen's art; a white disc means a
 flipped chip only where white chips can exist. One hidden layer learns those interactions.
 Weights are fitted by ``benchmarks/fit_cell_model.py`` on rendered frames (never the benchmark's
-seeds) and stored as JSON beside this module; two variants, without and with an empty-board
-reference.
+seeds) and stored as JSON beside this module; three variants: without and with an empty-board
+reference, and on the Jumbo mat without one a second network over more cues that may add white
+chips (``jumbo_white``).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ class ChipNet:
 
 @functools.cache
 def load_chip_nets(path: Path = MODEL_PATH) -> dict[str, ChipNet]:
-    """The fitted networks by variant name (``plain``, ``reference``); read once per process."""
+    """The fitted networks by variant name (``plain``, ``reference``, ``jumbo_white``); read once per process."""
     data = json.loads(Path(path).read_text())
     if data.get("format") != MODEL_FORMAT:
         raise ValueError(f"{path}: unknown cell model format {data.get('format')!r}")

@@ -13,9 +13,12 @@ All 100 cells are read at once from the rectified grid (``vision.warp``): fixed 
    has straight edges); the disc's colour against the colour model; how the disc differs from
    its *twin*, the other cell printed with the same card (a free reference on any board), and,
    with an empty-board reference, from the same cell empty, each after a per-cell one-pixel
-   alignment.
+   alignment; a partial arc at chip radius (a white chip's shadow or edge where glare clipped
+   the rest); the twin's own chip cues (a change from the twin is mine only if the twin looks
+   plain) and a few cues against their 3x3 neighbourhood (glare lifts a region, a chip one cell).
 3. *Decision* (``CellReader.decide``): a small network over those named cues
-   (``vision.cell_model``, fitted by ``benchmarks/fit_cell_model.py``) says whether a chip is
+   (``vision.cell_model``, fitted by ``benchmarks/fit_cell_model.py``; on the Jumbo mat without
+   a reference a second one, over more cues, may add white chips) says whether a chip is
    there; the label of a chip is its nearest colour prototype; the confidence is the network's
    probability times the colour margin, lowered where the camera clipped.
 
@@ -110,6 +113,9 @@ class ReaderConfig:
     """Inner and outer samples sit this far (fraction of the side) either side of the rim."""
     ring_quantile: float = 0.25
     """A rim counts only if the edge is there nearly all around: this low quantile over angles."""
+    arc_quantile: float = 0.75
+    """An arc counts where only part of a rim shows (a white chip's shadow or edge beside a glare
+    that clipped the rest): this high quantile over angles."""
     texture_scale: float = 4.0
     """Mean ΔE from the disc's median by which a twin must be busier to count as uncovered."""
     saturated_level: int = 250
@@ -127,6 +133,9 @@ class ReaderConfig:
         ("twin_texture_gap", -20.0, 20.0), ("texture", 0.0, 40.0), ("twin_texture", 0.0, 40.0),
     )
     """Each cue is clipped to a range, so one absurd value cannot outvote the others."""
+    white_net_cap: float = 2.0
+    """Most chip logit the Jumbo white-chip network alone can give: enough for a white line to take
+    the cell, never a sure chip that ``vision.flipped`` would keep as another colour off a line."""
     colour_margin_gain: float = 2.0
     """Confidence in the colour: logistic of (second-best - best) prototype distance times this."""
     saturated_doubt: float = 0.5
@@ -224,6 +233,10 @@ def _neighbour_index() -> np.ndarray:
 
 
 NEIGHBOURS = _neighbour_index()
+TWIN_CUES = ("ring_median", "rim_median", "chroma", "d_colour", "spread", "l_deficit")
+"""Decision cues also given as the twin cell's value (``twin_<name>``)."""
+LOCAL_CUES = ("ring_median", "rim_median", "l_deficit", "twin_change", "spread")
+"""Decision cues also given relative to their 3x3 neighbourhood's median (``<name>_rel``)."""
 
 
 def _neighbour_median(values: np.ndarray) -> np.ndarray:
@@ -349,9 +362,10 @@ class CellReader:
         edge = np.maximum(step, line, out=step)
         k = int(cfg.ring_quantile * (cfg.ring_angles - 1))
         k2 = (cfg.ring_angles - 1) // 2
-        ring, ring_median = (q.max(axis=1) for q in _order_stats(edge, (k, k2)))
+        k3 = int(cfg.arc_quantile * (cfg.ring_angles - 1))
+        ring, ring_median, ring_high = (q.max(axis=1) for q in _order_stats(edge, (k, k2, k3)))
         rim = self._rim_gradient(lab_planes[0])
-        rim_low, rim_median = (q.max(axis=1) for q in _order_stats(rim, (k, k2)))
+        rim_low, rim_median, rim_high = (q.max(axis=1) for q in _order_stats(rim, (k, k2, k3)))
         dist = self.colour_model.distances(med)  # (100, P)
         feats = {
             "white_dist": self._white_model.distances(med)[:, 0],
@@ -362,6 +376,8 @@ class CellReader:
             "ring_median": ring_median,
             "rim": rim_low,
             "rim_median": rim_median,
+            "ring_high": ring_high,
+            "rim_high": rim_high,
             "proto_dist": dist,
             "white": white.reshape(N_CELLS, 3),
             "brightness": white.reshape(N_CELLS, 3).mean(axis=1),
@@ -446,6 +462,8 @@ class CellReader:
             "ring_median": feats["ring_median"],
             "rim": feats["rim"],
             "rim_median": feats["rim_median"],
+            "ring_high": feats["ring_high"],
+            "rim_high": feats["rim_high"],
             "d_colour": dist[:, colour_idx].min(axis=1) if colour_idx else big,
             "d_flipped": feats["white_dist"],
             "white_possible": np.full(N_CELLS, float("flipped" in labels), np.float32),
@@ -472,6 +490,15 @@ class CellReader:
         for name, lo, hi in cfg.input_caps:
             if name in inputs:
                 inputs[name] = np.clip(inputs[name], lo, hi)
+        # A change from the twin is my chip only where the twin looks plain: the twin's own cues.
+        for name in TWIN_CUES:
+            inputs["twin_" + name] = inputs[name][TWIN]
+        # The same cue against the 3x3 neighbourhood's median: glare and shade lift or lower a
+        # whole region, a chip only its cell.
+        cues = np.stack([inputs[name] for name in LOCAL_CUES], axis=1)  # (100, k)
+        local = _neighbour_median(cues.reshape(SIZE, SIZE, -1)).reshape(N_CELLS, -1)
+        for i, name in enumerate(LOCAL_CUES):
+            inputs[name + "_rel"] = cues[:, i] - local[:, i]
         return inputs
 
     @property
@@ -479,20 +506,35 @@ class CellReader:
         """The decision network in use: with the empty-board comparison when a reference is set."""
         return load_chip_nets()["reference" if self._ref_lab is not None else "plain"]
 
+    @property
+    def white_chip_net(self) -> ChipNet | None:
+        """On the Jumbo mat without a reference, a second network fitted with more cues and more
+        glare-hidden white chips; it may only add white chips (see ``decide``). None elsewhere."""
+        if self._ref_lab is not None or self.edition != "jumbo" or "flipped" not in self.colour_model.labels:
+            return None
+        return load_chip_nets().get("jumbo_white")
+
     def decide(self, feats: dict[str, np.ndarray]) -> tuple[list[list[str]], np.ndarray, np.ndarray]:
         """Labels ``(10, 10)``, confidence ``(10, 10)`` and chip logit ``(100,)`` from features.
 
         A chip is there when the network says so; its label is the nearest colour prototype
         (white included, so a white chip found by the reference comparison is still "flipped").
+        Where that prototype is white, the Jumbo white-chip network may also say so: it finds
+        white chips the first one misses in glare, and leaves every other decision alone.
         """
         cfg = self.config
         inputs = self.decision_inputs(feats)
         logit = self.chip_net.logit(inputs)
-        p_chip = _sigmoid(logit)
         dist = feats["proto_dist"]
         names = np.array(self.colour_model.labels, dtype=object)
         order = np.argsort(dist, axis=1)
         best = order[:, 0]
+        white_net = self.white_chip_net
+        if white_net is not None:
+            white = names[best] == "flipped"
+            added = np.minimum(white_net.logit(inputs), cfg.white_net_cap)
+            logit = np.where(white, np.maximum(logit, added), logit).astype(np.float32)
+        p_chip = _sigmoid(logit)
         rows = np.arange(N_CELLS)
         if dist.shape[1] > 1:
             colour_conf = _sigmoid(cfg.colour_margin_gain * (dist[rows, order[:, 1]] - dist[rows, best]))
