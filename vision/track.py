@@ -11,7 +11,7 @@ was last committed (*change*). Then:
   connected to them are ``unknown`` this frame, never ``empty``: a chip hidden by an arm is
   not a removal. Skin-coloured cells are a hand only where such an arm joins them (a line of
   white chips under a warm lamp is skin-coloured too).
-- A changed cell that has been clear for ``still_seconds`` is read by the cell reader
+- A cell that has been changed, and clear of hands and motion, for ``still_seconds`` is read by the cell reader
   (``vision.classify.CellReader``, only then: the reader is the expensive part); when its
   label has been the same for ``stable_seconds`` it is committed. A change is committed only
   where the cell's *appearance* changed, so reader flicker on untouched cells never becomes
@@ -555,9 +555,11 @@ class BoardTracker:
             | regions_touching(changed | self._pending, seeds)
             | large
         )
-        self._clear_since[unknown] = np.nan
-        self._clear_since[~unknown & np.isnan(self._clear_since)] = t
         candidates = (changed | self._pending) & ~unknown
+        # A cell is read once it has been changed *and* clear that long: a change with no hand
+        # over it (a bump's first frame, before the board-wide test sees it) must last too.
+        self._clear_since[~candidates] = np.nan
+        self._clear_since[candidates & np.isnan(self._clear_since)] = t
         committed = self._consider(frame, norm, co_norm, candidates, t)
         self._cand_since[~candidates] = np.nan
         self._cand_read[~candidates] = np.nan
