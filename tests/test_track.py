@@ -689,3 +689,19 @@ def test_a_chip_nudged_by_its_new_neighbour_does_not_block_the_placement_while_t
     frames += [table.frame(tip) for tip in path(target, OFF, 6)] + [table.frame() for _ in range(15)]
     out = run(tracker, iter(frames), start=len(ups))
     assert [u.committed for u in commits(out)] == [expected(table)]
+
+
+def test_slow_nudge_is_caught_while_a_hand_rests_on_the_board() -> None:
+    """A player's hand rests still on the board (skin, but no motion) when the board is nudged
+    a little: the drift check still runs and re-locks (a skin-coloured chip in a bump's
+    changed region looks just like such a hand, and would otherwise stop the check for good)."""
+    table = Table(chips={(2, 5): "blue", (6, 6): "red"}, seed=27)
+    tracker, ups = started(table)
+    rest = table.cell_centre_px((8, 3))
+    out = run(tracker, (table.frame(rest) for _ in range(8)), start=len(ups))
+    assert out[-1].unknown[8, 3]
+    table.shift = (1.2, 0.0)  # too small to change most cells, enough to misplace the grid
+    out += run(tracker, (table.frame(rest) for _ in range(20)), start=len(ups) + 8)
+    assert commits(out) == []
+    assert any(u.relocked for u in out)
+    assert np.abs(out[-1].corners - table.corners()).max() < 0.8

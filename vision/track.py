@@ -529,8 +529,10 @@ class BoardTracker:
         self._unreadable_since = None
 
         relocked = False
-        # (A still arm does not stop the drift check: a board that slid changes its edges too.)
-        if (moving | skin).any():
+        # (A still arm or hand does not stop the drift check: a board that slid changes its edges
+        # too, and a skin-coloured chip in a bump's changed region would stop it for good; a
+        # re-lock that a resting hand fools is refused by ``_try_lock``.)
+        if moving.any():
             self._still_frames = 0
         else:
             self._still_frames += 1
