@@ -165,6 +165,9 @@ class TrackConfig:
     """A lock found automatically is re-checked at most this often, and only on doubt (see above)."""
     fit_min_shift_cells: float = 0.25
     """A re-located grid whose corners moved less than this (cells) is the same fit."""
+    blob_hold_seconds: float = 3.0
+    """Touching empty cells read as new chips at once are committed only after their reading
+    has held this long (a still hand is read as a blob of chips; moves come one by one)."""
     fit_doubt_seconds: float = 30.0
     """How long the message keeps saying the grid may be off after the last evidence of it."""
     search_every_seconds: float = 0.5
@@ -632,6 +635,13 @@ class BoardTracker:
                 self._absorb(norm, stale)
                 self._cand_since[stale] = np.nan
                 self._cand_read[stale] = np.nan
+        if not ready.any():
+            return None
+        # New chips on touching empty cells, all at once, are far more often a hand resting still
+        # (dark, in dim light, over a dark border: no skin, no motion, no arm) than moves (one
+        # chip per turn): they wait until the reading has held that long (a hand moves on).
+        news = ready & (self.committed == "empty") & ~np.isin(self._cand_label, ("empty", "free"))
+        ready &= ~(news & (region_sizes(news) > 1) & (stable_for < cfg.blob_hold_seconds))
         if not ready.any():
             return None
         # A changed region is committed whole: never half a flip of five chips.
