@@ -364,8 +364,7 @@ def ink_match(
     z = np.maximum.reduce([pattern_z(red, ink.highpass_cells, ink.min_cells) for red in rednesses])
     placed = None if gray is None or r < 1 else _placed_by_gaps(gray, corners, r, config)
     # Unplaced, the best window over every shift and turn, against every other as runner-up.
-    flat = np.argsort(-z, axis=None)
-    dv, du, _ = np.unravel_index(flat[0], z.shape)
+    dv, du, _ = np.unravel_index(int(np.argmax(z)), z.shape)
     others = z.copy()
     others[dv, du] = -np.inf  # the other turns of the same placement are its runner-up too
     best = float(z[dv, du].max())

@@ -635,13 +635,11 @@ class BoardTracker:
                 self._absorb(norm, stale)
                 self._cand_since[stale] = np.nan
                 self._cand_read[stale] = np.nan
-        if not ready.any():
-            return None
         # New chips on touching empty cells, all at once, are far more often a hand resting still
         # (dark, in dim light, over a dark border: no skin, no motion, no arm) than moves (one
         # chip per turn): they wait until the reading has held that long (a hand moves on).
-        news = ready & (self.committed == "empty") & ~np.isin(self._cand_label, ("empty", "free"))
-        ready &= ~(news & (region_sizes(news) > 1) & (stable_for < cfg.blob_hold_seconds))
+        placed = ready & (self.committed == "empty") & ~np.isin(self._cand_label, ("empty", "free"))
+        ready &= ~(placed & (region_sizes(placed) > 1) & (stable_for < cfg.blob_hold_seconds))
         if not ready.any():
             return None
         # A changed region is committed whole: never half a flip of five chips.
