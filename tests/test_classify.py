@@ -81,6 +81,27 @@ def test_white_flipped_chip_on_white_card_with_reference():
     assert _wrong(scene, _read(scene, reference=empty.frame)) == []
 
 
+def test_where_no_white_chip_can_be_a_white_disc_reads_as_its_nearest_team_colour():
+    """Live tracking knows a new chip is never white side up: with ``white_possible`` False, a
+    chip is the nearest team colour, and nothing else of the reading changes."""
+    white_cards = _cells_where(lambda card: card[:-1] not in ("Q", "K", "A"))
+    chips = {cell: "flipped" for cell in white_cards[4:40:4]}
+    chips.update({cell: "red" for cell in white_cards[5:40:7]})
+    spec = random_spec(8, edition="jumbo", difficulty="easy", labels=_labels("jumbo", chips))
+    scene, empty = render(spec), render(spec, empty=True)
+    reader = CellReader(edition="jumbo")
+    reader.set_reference(reader.rectify(empty.frame, scene.corners))
+    plain = np.array(reader.read(scene.frame, scene.corners).labels, dtype=object)
+    hinted = reader.read(scene.frame, scene.corners, white_possible=np.zeros((10, 10), bool))
+    labels = np.array(hinted.labels, dtype=object)
+    white = plain == "flipped"
+    assert white.sum() >= 5
+    assert np.isin(labels[white], ("blue", "red", "yellow")).all()
+    assert (labels[~white] == plain[~white]).all()
+    allowed = reader.read(scene.frame, scene.corners, white_possible=np.ones((10, 10), bool))
+    assert allowed.labels == plain.tolist()
+
+
 def test_glare_makes_the_reader_unsure_rather_than_wrong():
     spec = random_spec(31, edition="jumbo", difficulty="easy", chip_density=0.6)
     spec = replace(spec, lighting=replace(spec.lighting, glare=(0.5, 0.5, 0.12, 1.0)))

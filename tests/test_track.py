@@ -442,6 +442,36 @@ def test_still_sleeve_over_many_cells_is_never_read_as_moves() -> None:
     assert out[-1].state == "live"
 
 
+def test_still_hands_turn_after_turn_do_not_add_up_to_a_new_light() -> None:
+    """A still dark hand the hand tests cannot see (no skin, no motion, nothing across the edge)
+    rests over a block of cells for 1.3 s, turn after turn, and leaves each time: no new light,
+    so on the third turn the chip it puts down under it is committed once it leaves, not taken
+    into a new background while it rests there."""
+    table = Table(chips={(4, 4): "green"}, seed=25)
+    tracker, ups = started(table)
+    quad = cv2.getPerspectiveTransform(np.float32([[0, 0], [10, 0], [10, 10], [0, 10]]), table.corners())
+    block = cv2.perspectiveTransform(np.float32([[[2, 3], [7, 3], [7, 7], [2, 7]]]), quad)[0].astype(np.int32)
+
+    def covered() -> np.ndarray:
+        img = table.frame()
+        cv2.fillPoly(img, [block], DARK_HAND)
+        return img
+
+    frames = []
+    for turn in range(3):
+        frames += [covered() for _ in range(10)]
+        if turn == 2:
+            table.chips[(5, 3)] = "red"
+        frames += [covered() for _ in range(10)]
+        left = len(frames)
+        frames += [table.frame() for _ in range(15)]
+    out = run(tracker, iter(frames), start=len(ups))
+    assert not any(u.message == "light changed" for u in out)
+    done = commits(out)
+    assert [u.committed for u in done] == [expected(table)]
+    assert (done[0].index - len(ups) - left) / FPS <= 0.5
+
+
 def test_still_dark_hand_is_unknown_and_its_placement_committed_once_it_leaves() -> None:
     """A dark hand (no skin colour) comes in over the board's edge and rests still over a cell
     for two seconds while it puts a chip down: nothing moves, yet the cells under the arm are
@@ -541,6 +571,37 @@ def test_a_white_reading_on_an_empty_card_that_looks_empty_stays_empty() -> None
     reader.white = True
     more = run(tracker, (table.frame() for _ in range(40)), start=len(ups))
     assert all(u.committed[4][4] == "empty" for u in commits(more))
+
+
+class CoveredChipReader(CentreColourReader):
+    """``CentreColourReader`` that takes the white hint, and reads the chip at ``cell`` as white
+    (a red chip half under a white playing card) wherever the hint allows a white chip."""
+
+    def __init__(self, empty_frame: np.ndarray, corners: np.ndarray, cell: tuple[int, int]) -> None:
+        super().__init__(empty_frame, corners)
+        self.cell = cell
+
+    def read(self, frame: np.ndarray, corners: np.ndarray, *,
+             white_possible: np.ndarray | None = None) -> SimpleNamespace:
+        out = super().read(frame, corners)
+        r, c = self.cell
+        if out.labels[r][c] == "red" and (white_possible is None or white_possible[r, c]):
+            out.labels[r][c] = "flipped"
+        return out
+
+
+def test_a_new_chip_that_looks_white_is_read_as_a_team_colour() -> None:
+    """A chip is put down colour side up, never white: a new chip half under a white playing card
+    (read white where white is allowed) is a placement of its team colour, not a flip."""
+    table = Table(seed=14)
+    empty = Table(new_game=True, seed=99)
+    cell = (9, 1)
+    reader = CoveredChipReader(empty.frame(), table.corners(), cell)
+    tracker = BoardTracker(edition="jumbo", corners=table.corners(), reader=reader)
+    ups = run(tracker, (table.frame() for _ in range(12)))
+    table.chips[cell] = "red"
+    out = run(tracker, (table.frame() for _ in range(10)), start=len(ups))
+    assert [u.committed for u in commits(out)] == [expected(table)]
 
 
 class EmptyLookReader:

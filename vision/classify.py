@@ -140,6 +140,8 @@ class ReaderConfig:
     """Confidence in the colour: logistic of (second-best - best) prototype distance times this."""
     saturated_doubt: float = 0.5
     """Confidence is scaled by (1 - this * clipped fraction) where the camera clipped the centre."""
+    unreachable_distance: float = 1e6
+    """Prototype distance given to white where no white chip can be (see ``decide``)."""
 
 
 @dataclass(frozen=True)
@@ -514,19 +516,37 @@ class CellReader:
             return None
         return load_chip_nets().get("jumbo_white")
 
-    def decide(self, feats: dict[str, np.ndarray]) -> tuple[list[list[str]], np.ndarray, np.ndarray]:
+    def _allowed_distances(
+        self, dist: np.ndarray, names: np.ndarray, white_possible: np.ndarray | None
+    ) -> np.ndarray:
+        """Prototype distances ``(100, P)`` with white out of reach where ``white_possible`` is
+        False (so neither the label nor the colour margin can pick it there)."""
+        white = names == "flipped"
+        if white_possible is None or not white.any() or white.all():
+            return dist
+        no_white = ~np.asarray(white_possible, dtype=bool).reshape(N_CELLS)
+        out = dist.copy()
+        out[np.ix_(no_white, white)] = self.config.unreachable_distance
+        return out
+
+    def decide(
+        self, feats: dict[str, np.ndarray], *, white_possible: np.ndarray | None = None
+    ) -> tuple[list[list[str]], np.ndarray, np.ndarray]:
         """Labels ``(10, 10)``, confidence ``(10, 10)`` and chip logit ``(100,)`` from features.
 
         A chip is there when the network says so; its label is the nearest colour prototype
         (white included, so a white chip found by the reference comparison is still "flipped").
         Where that prototype is white, the Jumbo white-chip network may also say so: it finds
         white chips the first one misses in glare, and leaves every other decision alone.
+        ``white_possible`` (``(10, 10)`` bool, None: everywhere): where a white chip can be at
+        all; elsewhere a chip is the nearest team colour (a red chip half under a white playing
+        card looks white, but a chip is never put down white side up).
         """
         cfg = self.config
         inputs = self.decision_inputs(feats)
         logit = self.chip_net.logit(inputs)
-        dist = feats["proto_dist"]
         names = np.array(self.colour_model.labels, dtype=object)
+        dist = self._allowed_distances(feats["proto_dist"], names, white_possible)
         order = np.argsort(dist, axis=1)
         best = order[:, 0]
         white_net = self.white_chip_net
@@ -549,14 +569,17 @@ class CellReader:
         conf[CORNER_MASK] = 1.0
         return out.tolist(), conf, logit
 
-    def read(self, frame: np.ndarray, corners: np.ndarray) -> CellReading:
-        """Read all cells of ``frame`` (``(H, W, 3)`` uint8 BGR) with canonical ``corners`` ``(4, 2)``."""
-        return self.read_grid(self.rectify(frame, corners))
+    def read(
+        self, frame: np.ndarray, corners: np.ndarray, *, white_possible: np.ndarray | None = None
+    ) -> CellReading:
+        """Read all cells of ``frame`` (``(H, W, 3)`` uint8 BGR) with canonical ``corners`` ``(4, 2)``
+        (``white_possible``: see ``decide``)."""
+        return self.read_grid(self.rectify(frame, corners), white_possible=white_possible)
 
-    def read_grid(self, grid: np.ndarray) -> CellReading:
+    def read_grid(self, grid: np.ndarray, *, white_possible: np.ndarray | None = None) -> CellReading:
         """Read all cells of an already rectified grid (``(10h, 10w, 3)`` uint8 BGR)."""
         feats = self.features(grid)
-        labels, conf, logit = self.decide(feats)
+        labels, conf, logit = self.decide(feats, white_possible=white_possible)
         feats["chip_logit"] = logit
         shaped = {k: v.reshape(SIZE, SIZE, *v.shape[1:]).astype(np.float32, copy=False) for k, v in feats.items()}
         return CellReading(labels, conf, shaped)

@@ -42,6 +42,7 @@ States: ``searching`` (no grid yet), ``live``, ``occluded`` (some cells unknown)
 
 from __future__ import annotations
 
+import inspect
 import logging
 import math
 import time
@@ -99,6 +100,9 @@ class TrackConfig:
     switched on may never see 3 quiet seconds in a row) and now still ``relight_settle_seconds``,
     once an alignment with no hand in view found the board unmoved (a bump is no new light)."""
     relight_settle_seconds: float = 0.4
+    relight_gone_cells: int = 2
+    """A board with at most this many changed cells looks as it did (a move or two): a large
+    changed region that left it was no new light, and the time toward a relight starts again."""
     max_blown_fraction: float = 0.8
     """A board this much blown out (a channel at 250 or more) is not taken as a new look: an arm
     or hand is as white as the cards there, so the tracker says the light is too bright instead."""
@@ -210,6 +214,15 @@ def _cells_of(mask: np.ndarray, labels: np.ndarray | None = None) -> list[tuple]
     if labels is None:
         return [(int(r), int(c)) for r, c in zip(rows, cols, strict=True)]
     return [(int(r), int(c), str(labels[r, c])) for r, c in zip(rows, cols, strict=True)]
+
+
+def _takes_white_hint(reader: Any) -> bool:
+    """Does ``reader.read`` accept ``white_possible`` (where a white chip can be)? The tracker's
+    own ``CellReader`` does; a reader handed in need not."""
+    try:
+        return "white_possible" in inspect.signature(reader.read).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def _grid(values: np.ndarray) -> list[list[str]]:
@@ -403,8 +416,17 @@ class BoardTracker:
         log.info("the first board is empty: using it as the reader's empty-board reference")
 
     def _read(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Labels and confidence ``(10, 10)`` of every cell; once a board is committed, a white
+        (flipped) chip is possible only where a chip lies (a chip is put down colour side up, and
+        a new chip half under a white playing card must not read as a flip), when the reader
+        takes that hint (``read(..., white_possible=)``)."""
         assert self._rectifier is not None
-        reading = self._reader_for().read(frame, self._rectifier.corners)
+        reader = self._reader_for()
+        if self.committed is not None and _takes_white_hint(reader):
+            white_possible = np.isin(self.committed, (*TEAM_COLOURS, "flipped"))
+            reading = reader.read(frame, self._rectifier.corners, white_possible=white_possible)
+        else:
+            reading = reader.read(frame, self._rectifier.corners)
         labels = np.array(reading.labels, dtype=object).reshape(SIZE, SIZE)
         return labels, np.asarray(reading.confidence, dtype=np.float32).reshape(SIZE, SIZE)
 
@@ -575,7 +597,8 @@ class BoardTracker:
         labels[pending] = self._cand_label[pending]
         unread = candidates & np.isnan(self._cand_read)
         labels[unread] = UNKNOWN
-        if self._relit_region(bool(large.any()), seeds, t) and not self._blown(rect):
+        gone = int(changed.sum()) <= cfg.relight_gone_cells
+        if self._relit_region(bool(large.any()), seeds, t, gone=gone) and not self._blown(rect):
             log.info("frame %d: a large part of the board looks different, unmoved and unreached; "
                      "re-normalising", self._index)
             self._relight(frame, rect)
@@ -912,12 +935,16 @@ class BoardTracker:
         """Is most of the rectified board clipped to white (too bright to tell a hand from a card)?"""
         return float((rect.max(axis=2) >= 250).mean()) > self.config.max_blown_fraction
 
-    def _relit_region(self, large: bool, seeds: np.ndarray, t: float) -> bool:
+    def _relit_region(self, large: bool, seeds: np.ndarray, t: float, *, gone: bool) -> bool:
         """Has a changed region too large for a move been there, with nothing moving or reaching
         in, for ``relight_quiet_seconds`` in all since the last new background? Then it is light
         (a lamp whose change stayed under ``global_fraction``), not a sleeve: a sleeve reaches
-        in over the edge."""
-        if large and not seeds.any() and self._lit_last_t is not None:
+        in over the edge. ``gone``: the board looks as it did again (but for a move); what changed
+        it left, so it was a hand or a sleeve, no light, and the count starts again (else still
+        hands the hand tests cannot see, turn after turn, add up to a relight under the next one)."""
+        if gone:
+            self._lit_quiet = 0.0
+        elif large and not seeds.any() and self._lit_last_t is not None:
             # (Cells near the threshold flicker in and out of the region: the time adds up.)
             self._lit_quiet += t - self._lit_last_t
         self._lit_last_t = t
