@@ -250,3 +250,37 @@ def test_the_free_corners_place_a_grid_the_card_gaps_cannot():
     assert corner_error(fit.corners, truth) < 0.01
     o = orient_grid(scene.frame, fit.corners, edition=scene.edition)
     assert corner_error(o.corners, scene.corners) < 0.01
+
+
+def test_a_board_on_a_checked_tablecloth_is_told_apart_by_colour():
+    """On a red-and-white gingham cloth the table is as bright and as busy with small marks as
+    the cards, so neither brightness nor print density outlines the board; its colours
+    (grey margin, white cards, chips) stand apart from the cloth's, blurred, all the same."""
+    from dataclasses import replace
+
+    from vision.locate import table_quads
+
+    scene = render(random_spec(7054, edition="classic", difficulty="normal"))
+    truth = order_as_seen(scene.corners)
+    config = LocateConfig()
+    white = _whiteness(scene.frame)
+    others = blob_quads(white, config) + texture_quads(white, config)
+    assert min(corner_error(q, truth) for q in others) > 0.3  # nowhere near the board
+    assert min(corner_error(q, truth) for q in table_quads(scene.frame, config)) < 0.12  # the margin's outline
+    assert not locate_grid(scene.frame, config=replace(config, use_table=False))
+    fit = locate_grid(scene.frame)
+    assert fit, fit.reason
+    assert corner_error(fit.corners, truth) < 0.01
+
+
+def test_a_thorough_search_keeps_looking_past_a_bent_lattice_that_passes():
+    """An empty Jumbo mat under glare: the first placement to pass the test is a lattice
+    registered over most of the cards but a cell off at one corner. The quick search stops
+    there; the thorough one (for the empty-board reference and calibration) goes on until the
+    card gaps place the grid edge to edge. (When written, the quick search put this grid over a
+    cell off.)"""
+    scene = render(random_spec(5119, edition="jumbo", difficulty="hard"), empty=True)
+    truth = order_as_seen(scene.corners)
+    fit = locate_grid(scene.frame, config=LocateConfig(thorough=True))
+    assert fit, fit.reason
+    assert corner_error(fit.corners, truth) < 0.01

@@ -149,6 +149,18 @@ class LocateConfig:
     """Also take the regions dense with small dark print as board outlines (see ``texture_quads``)."""
     use_segments: bool = True
     """Also look for the card-gap lattice with line segments (only resolved on sharp, large boards)."""
+    use_table: bool = True
+    """Last, take the regions unlike the table around them as board outlines (see ``table_quads``)."""
+    table_ring: float = 0.06
+    """The table's colours are sampled in this outer band of the frame (fraction of its short side)."""
+    table_colours: int = 4
+    """How many colour clusters describe the table (wood grain, the two checks of a tablecloth)."""
+    table_blur_px: float = 2.0
+    """Blur of the thumbnail before comparing colours: a tablecloth's checks average out."""
+    table_gain: float = 4.0
+    """Lab distance from the nearest table colour is scaled by this into 0..255 for thresholding."""
+    table_min_z: float = 6.0
+    """The ink z a placement the ink alone chose needs when only the table's colours outlined it."""
     hyp_pad: float = 0.2
     hyp_px: int = 256
     hyp_band: tuple[float, float] = (0.15, 0.85)
@@ -180,6 +192,8 @@ class LocateConfig:
     rank_reach: int = 2
     """Whole-cell placements tried each way when ranking rough candidates (they may be cells off)."""
     refine_top: int = 3
+    thorough_top: int = 8
+    """How many leading placements a ``thorough`` search registers (``refine_top`` otherwise)."""
     white_blur_px: float = 0.7
     align_steps_cells: tuple[float, ...] = (0.2, 0.1, 0.05)
     """Step sizes (in cells) of the local lattice search, coarse to fine."""
@@ -209,6 +223,11 @@ class LocateConfig:
     """Placements within this much z of acceptance are registered again from where they landed."""
     full_z: float = 7.0
     """A z-score this high ends the search of a stage early and counts as full confidence."""
+    thorough: bool = False
+    """Search more leading placements and every stage unless the card gaps place one, keeping
+    the best (``_better``), instead of stopping at the first that passes: several times slower,
+    for a one-off look such as the empty-board reference, where a lattice bent over part of
+    the cards can pass the ink test but is beaten by the board itself."""
     min_ink_cells: int = 50
     """Cells of the final grid that must show red or black print for the match to count."""
     max_refine_move_cells: float = 1.0
@@ -231,6 +250,12 @@ class LocateConfig:
     """Largest width/height (either way) of the measured grid; the Jumbo mat is 1.19."""
     min_score: float = 0.3
     seed: int = 0
+
+    @classmethod
+    def for_empty_board(cls) -> LocateConfig:
+        """The search for a one-off look at the empty board (calibration, a reference image):
+        thorough, and the ink alone must show the layout as an uncovered board does (z 7)."""
+        return cls(thorough=True, min_z=7.0, full_z=8.5)
 
 
 def locate_grid(
@@ -256,8 +281,9 @@ def locate_grid(
     if config.use_texture:
         quads = texture_quads(raw_white, config, quads)
     if frame.ndim == 2:
-        candidates = [c for q in quads for c in (q, *lattice_hypotheses(raw_white, sat, q, config))]
-        candidates = [c for c in candidates if _plausible(c, (w, h), config, aspect=False)]
+        candidates = [
+            c for c in _with_hypotheses(quads, raw_white, sat, config) if _plausible(c, (w, h), config, aspect=False)
+        ]
         if config.use_segments:
             candidates += [c for c in lattice_candidates(gray, config) if _plausible(c, (w, h), config)]
         if not candidates:
@@ -265,22 +291,31 @@ def locate_grid(
         return _best_by_lattice(gray, candidates, edition, config)
     # Cheapest evidence first, stopping as soon as a placement passes the test: the outlines
     # of the card area, then grids fitted inside them (a margin or border taken for cards),
-    # then the card-gap lattice from line segments (sharp views whose outline is unclear).
+    # then the card-gap lattice from line segments (sharp views whose outline is unclear),
+    # then the board told apart from the table by colour (a tablecloth as white and busy as
+    # the cards, where brightness and print density cannot outline them).
+    # The last resort is searched under a stricter ink test: the usual cues have found no
+    # board there, and any outline the colours suggest is then tried, wherever it lies.
+    last_resort = replace(config, min_z=config.table_min_z)
     stages = [
-        lambda: quads,
-        lambda: [g for q in quads for g in lattice_hypotheses(raw_white, sat, q, config)],
-        lambda: lattice_candidates(gray, config) if config.use_segments else [],
+        (lambda: quads, config),
+        (lambda: [g for q in quads for g in lattice_hypotheses(raw_white, sat, q, config)], config),
+        (lambda: lattice_candidates(gray, config) if config.use_segments else [], config),
+        (lambda: _with_hypotheses(table_quads(frame, config), raw_white, sat, config) if config.use_table else [],
+         last_resort),
     ]
     best, candidates = None, []
-    for number, stage in enumerate(stages):
+    for number, (stage, stage_config) in enumerate(stages):
         more = [c for c in stage() if _plausible(c, (w, h), config, aspect=False)]
         candidates += more
-        found = _search(frame, gray, white, more, config)
-        best = _better(best, found, config)
+        found = _search(frame, gray, white, more, stage_config)
+        if _accepted(found, stage_config) or found is None or not _accepted(found, config):
+            best = _better(best, found, config)
         # A weak pass from the outlines alone may be a lattice bent off the cards in one
         # corner; the grids fitted inside the outlines are tried before settling for it,
         # unless the card gaps have placed it (then it lies on the lattice, edge to edge).
-        if _accepted(best, config) and (best.z >= config.full_z or best.placed or number >= 1):
+        weak_pass_ok = not config.thorough and (number >= 1 or (best is not None and best.z >= config.full_z))
+        if _accepted(best, config) and (best.placed or weak_pass_ok):
             break
     if not candidates:
         return GridFit.failed("no board: nothing in the frame looks like a grid of cards")
@@ -469,10 +504,17 @@ def _finish(frame, gray, white, match: InkMatch, config: LocateConfig) -> InkMat
 
 
 def _better(a: InkMatch | None, b: InkMatch | None, config: LocateConfig) -> InkMatch | None:
-    """The better of two placements: an accepted one over one that is not, then the higher z."""
+    """The better of two placements: an accepted one over one that is not, then one the card
+    gaps placed (a grid bent over part of the cards can show the layout as strongly, but the
+    gap lattice does not end at its edges), then the higher z."""
     if a is None or b is None:
         return b if a is None else a
-    return b if (_accepted(b, config), b.z) > (_accepted(a, config), a.z) else a
+    return b if _rank(b, config) > _rank(a, config) else a
+
+
+def _rank(m: InkMatch, config: LocateConfig) -> tuple[bool, bool, float]:
+    """What ``_better`` compares, most important first."""
+    return _accepted(m, config), m.placed, m.z
 
 
 def _accepted(match: InkMatch | None, config: LocateConfig) -> bool:
@@ -487,7 +529,8 @@ def _accepted(match: InkMatch | None, config: LocateConfig) -> bool:
 
 
 def _search(frame, gray, white, candidates: list, config: LocateConfig) -> InkMatch | None:
-    """Register the most promising placements, best first, until one shows the layout strongly.
+    """Register the most promising placements, best first, until one shows the layout strongly
+    (``thorough``: until the card gaps place one; the best is kept, see ``_better``).
 
     Every rough candidate is placed by a quick look at the ink (a few cells each way); the
     candidates that come from the board land on the same placement, so placements are
@@ -515,7 +558,7 @@ def _search(frame, gray, white, candidates: list, config: LocateConfig) -> InkMa
     clusters.sort(key=lambda cl: -_vote(sorted((quick[i].z for i in cl), reverse=True), config))
     best = None
     size = (frame.shape[1], frame.shape[0])
-    for cluster in clusters[: config.refine_top]:
+    for cluster in clusters[: config.thorough_top if config.thorough else config.refine_top]:
         leader = max(cluster, key=lambda i: quick[i].z)
         match = _register(frame, gray, white, order_as_seen(candidates[leader]), config)
         if not _plausible(match.corners, size, config, aspect=False):
@@ -523,8 +566,8 @@ def _search(frame, gray, white, candidates: list, config: LocateConfig) -> InkMa
         if not _accepted(match, config) and match.z >= config.min_z - config.polish_below:
             match = _polish(frame, gray, white, match, config)
         best = _better(best, match, config)
-        if _accepted(best, config):
-            break  # the stages decide whether a weak pass is worth more search
+        if _accepted(best, config) and (best.placed or not config.thorough):
+            break  # (the stages decide whether a weak pass is worth more search)
     return best
 
 
@@ -1249,6 +1292,41 @@ def _region_quads(small: np.ndarray, s: float, close_px: int, config: LocateConf
             if quad is not None and not any(np.abs(quad / s - q).max() < config.blob_same_px for q in out):
                 out.append(order_as_seen(quad / s))
     return out
+
+
+def table_quads(frame: np.ndarray, config: LocateConfig) -> list[np.ndarray]:
+    """Rough quadrilaterals of the largest regions whose colour is unlike the table's.
+
+    The frame's outer band is mostly table: its colours, clustered, describe it (wood grain,
+    a tablecloth's checks, blurred so the checks average out). The board, with its grey or
+    dark margin, white cards and coloured chips, stands apart from all of them, also on a
+    tablecloth as white and as busy as the cards. ``frame`` is ``(H, W, 3) uint8`` BGR.
+    Returns ``(4, 2) float32`` image-pixel quads, as seen.
+    """
+    s = config.blob_long_side / max(frame.shape[:2])
+    small = cv2.resize(frame, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(cv2.GaussianBlur(small, (0, 0), config.table_blur_px), cv2.COLOR_BGR2LAB).astype(np.float32)
+    h, w = lab.shape[:2]
+    band = max(2, int(config.table_ring * min(h, w)))
+    ring = np.ones((h, w), bool)
+    ring[band:-band, band:-band] = False
+    samples = lab[ring]
+    # Start from bands of lightness, not random centres: the same frame gives the same quads.
+    k = config.table_colours
+    start = (np.argsort(np.argsort(samples[:, 0])) * k // len(samples)).astype(np.int32).reshape(-1, 1)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 1.0)
+    _, _, table = cv2.kmeans(samples, k, start, criteria, 1, cv2.KMEANS_USE_INITIAL_LABELS)
+    far2 = np.full((h, w), np.inf, np.float32)
+    for colour in table:
+        d = lab - colour
+        far2 = np.minimum(far2, np.einsum("ijk,ijk->ij", d, d))
+    far8 = np.clip(np.sqrt(far2) * config.table_gain, 0, 255).astype(np.uint8)
+    return _region_quads(far8, s, config.blob_close_px, config, [])
+
+
+def _with_hypotheses(quads: list[np.ndarray], white: np.ndarray, sat: np.ndarray | None, config: LocateConfig) -> list:
+    """Each rough quad followed by the grids fitted inside it (``lattice_hypotheses``)."""
+    return [c for q in quads for c in (q, *lattice_hypotheses(white, sat, q, config))]
 
 
 def _hull_quad(contour: np.ndarray) -> np.ndarray | None:
