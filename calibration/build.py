@@ -9,7 +9,7 @@ the "empty" board, no chip where one was asked for) come back as a falsy
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -18,7 +18,8 @@ from engine.labels import TEAM_COLOURS, parse_team_colour
 from engine.layout import Cell, card_at, in_bounds, is_corner
 from vision.classify import CellReader
 from vision.colour import ColourModel, Prototype
-from vision.detect import detect
+from vision.detect import DetectConfig, detect
+from vision.locate import LocateConfig
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,9 @@ class CalibrationConfig:
     """Two taught colours closer than this (white-balanced Lab units) cannot be told apart."""
     min_marker_cover: float = 0.3
     """Fraction of a cell's centre that must differ from the empty board for a taught marker."""
+    detect: DetectConfig = field(default_factory=lambda: DetectConfig(locate=LocateConfig.for_empty_board()))
+    """How the empty board is read: the grid searched for thoroughly and strictly (calibration
+    is a one-off, and every later reading stands on where it put the grid)."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +66,7 @@ def calibrate(
     itself becomes the empty-board reference when the profile is saved with
     ``save_profile(profile, path, reference_image=empty_frame)``.
     """
-    found = detect(empty_frame, corners=corners, edition=edition)
+    found = detect(empty_frame, corners=corners, edition=edition, config=config.detect)
     if not found:
         return CalibrationFailure(f"board not found: {found.reason}")
     assert found.labels is not None and found.corners is not None

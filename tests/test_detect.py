@@ -152,3 +152,25 @@ def test_white_chips_are_possible_on_a_guessed_edition_only_with_the_empty_board
     assert "flipped" not in _colour_model(None, "classic", True, white_possible=True).prototypes  # told classic
     flat = ["flipped"] * 5 + ["blue"] * 3 + ["empty"] * 92
     assert _edition_of_chips([flat[r * 10 : r * 10 + 10] for r in range(10)]) == "jumbo"
+
+
+def test_a_reference_that_shows_no_board_does_not_lose_the_board_in_the_frame(scene):
+    """A spoiled reference shot (here: out of focus) must not make detect worse than no
+    reference at all: the grid is located in the frame itself."""
+    import cv2
+
+    empty = render(random_spec(7, edition="classic", difficulty="easy"), empty=True)
+    spoiled = cv2.GaussianBlur(empty.frame, (0, 0), 12)
+    det = detect(scene.frame, reference=spoiled)
+    assert det, det.reason
+    assert det.source == "located"
+    assert np.abs(det.corners - scene.corners).max() < 2.0
+    visible = ~scene.occluded
+    assert np.array_equal(np.array(det.labels)[visible], np.array(scene.labels)[visible])
+
+
+def test_no_board_in_the_reference_nor_the_frame_says_both():
+    table = np.full((360, 640, 3), 120, np.uint8)
+    det = detect(table, reference=table)
+    assert not det
+    assert "reference image" in det.reason and "nor in the frame" in det.reason

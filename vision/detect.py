@@ -24,6 +24,7 @@ from vision.classify import CellReader, ReaderConfig
 from vision.colour import DEFAULT_PROTOTYPES, ColourModel
 from vision.flipped import FlippedPrior, read_flipped_as_lines
 from vision.geometry import guess_edition
+from vision.locate import LocateConfig, locate_grid
 from vision.warp import check_corners, check_frame
 
 log = logging.getLogger(__name__)
@@ -35,8 +36,15 @@ class DetectConfig:
 
     reader: ReaderConfig = field(default_factory=ReaderConfig)
     default_edition: str = "classic"
+    locate: LocateConfig = field(default_factory=LocateConfig)
+    """How the grid is searched for in the frame when no corners are given."""
+    reference_locate: LocateConfig = field(default_factory=LocateConfig.for_empty_board)
+    """How it is searched for in an empty-board reference: thoroughly and strictly, since
+    everything read later stands on where its grid was put (when it is not found there, the
+    frame itself is searched)."""
     relocate_fallback: bool = True
-    """When re-finding from the reference fails, try locating from scratch before giving up."""
+    """When the reference shows no board, or re-finding from it fails, locate from scratch
+    before giving up."""
     flipped: FlippedPrior | None = field(default_factory=FlippedPrior)
     """White chips read as whole sequences (None: cell by cell)."""
 
@@ -105,12 +113,11 @@ class _Placement:
         return self.corners is not None and not self.reason
 
 
-def _locate_and_orient(frame: np.ndarray, edition: str | None, timings: dict[str, float]) -> _Placement:
+def _locate_and_orient(frame: np.ndarray, edition: str | None, timings: dict[str, float],
+                       config: LocateConfig) -> _Placement:
     """Find the grid with no help and decide which corner is (0, 0)."""
-    from vision.locate import locate_grid
-
     with _timed(timings, "locate"):
-        fit = locate_grid(frame, edition=edition)
+        fit = locate_grid(frame, edition=edition, config=config)
     if not fit:
         return _Placement(None, edition or "classic", 0.0, "located", reason=fit.reason or "board not found")
     found_edition = edition or fit.edition or "classic"
@@ -152,6 +159,24 @@ def _find_in_reference(frame: np.ndarray, corners: np.ndarray, reference: np.nda
     return np.asarray(fit.corners, np.float32) if fit else None
 
 
+def _located_without_reference(frame: np.ndarray, ref_frame: np.ndarray, ref_place: _Placement, edition: str | None,
+                               config: DetectConfig, timings: dict[str, float]) -> _Placement:
+    """The grid located in ``frame`` itself when the empty-board reference shows no board
+    (glare, a blurred or cropped shot): a poor reference must not lose a board the frame shows.
+    The reference still gives each cell's empty look where the grid can be matched into it."""
+    reason = f"board not found in the reference image: {ref_place.reason}"
+    if not config.relocate_fallback:
+        return _Placement(None, ref_place.edition, 0.0, "reference", reason=reason)
+    placed = _locate_and_orient(frame, edition, timings, config.locate)
+    if not placed:
+        return _Placement(None, placed.edition, 0.0, "reference", reason=f"{reason}; nor in the frame: {placed.reason}")
+    assert placed.corners is not None
+    edition_found = placed.edition or config.default_edition
+    ref_corners = _find_in_reference(frame, placed.corners, ref_frame, edition_found, timings)
+    return _Placement(placed.corners, placed.edition, placed.orientation_confidence, placed.source,
+                      reference_corners=ref_corners)
+
+
 def _place(
     frame: np.ndarray,
     *,
@@ -176,10 +201,9 @@ def _place(
         if profile is not None:
             ref_place = _Placement(_profile_corners(profile, ref_frame), edition, 1.0, "profile")
         else:
-            ref_place = _locate_and_orient(ref_frame, edition, timings)
+            ref_place = _locate_and_orient(ref_frame, edition, timings, config.reference_locate)
             if not ref_place:
-                return _Placement(None, ref_place.edition, 0.0, "reference",
-                                  reason=f"board not found in the reference image: {ref_place.reason}")
+                return _located_without_reference(frame, ref_frame, ref_place, edition, config, timings)
         assert ref_place.corners is not None
         ref_edition = edition or ref_place.edition or config.default_edition
         from vision.reference import Reference, relocate
@@ -203,13 +227,13 @@ def _place(
         log.info("re-finding from the reference failed: %s", reason)
         if not config.relocate_fallback:
             return _Placement(None, ref_edition, 0.0, "reference", reason=reason or "board not found")
-        placed = _locate_and_orient(frame, ref_edition, timings)
+        placed = _locate_and_orient(frame, ref_edition, timings, config.locate)
         # located afresh: the empty board still tells each cell's empty look
         return _Placement(placed.corners, placed.edition, placed.orientation_confidence, placed.source,
                           placed.reason, reference_corners=ref_place.corners)
     if profile is not None:
         return _Placement(_profile_corners(profile, frame), edition or config.default_edition, 1.0, "profile")
-    return _locate_and_orient(frame, edition, timings)
+    return _locate_and_orient(frame, edition, timings, config.locate)
 
 
 def detect(
