@@ -12,7 +12,7 @@ card faces), so a warm or cool camera does not matter.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -58,6 +58,14 @@ class OrientConfig:
     """When > 0, correlate only the pattern minus its local mean over this many cells."""
     full_margin: float = 0.45
     """Margin between the best and second-best rotation that counts as full confidence."""
+    turn_cell_px: int = 16
+    turn_highpass_cells: int = 5
+    """How the turns are read as the locator reads the ink (``turn_z``): fine structure only."""
+    decisive_z: float = 3.0
+    decisive_margin: float = 2.0
+    """A turn whose ``turn_z`` reaches ``decisive_z`` and beats the others by ``decisive_margin``
+    is taken whatever the plain correlation says (which a glare spot or a blurred, pale print
+    can tip the wrong way); full confidence at twice the margin."""
 
 
 @dataclass(frozen=True)
@@ -119,7 +127,27 @@ def orient_grid(
     best, second = int(order[0]), int(order[1])
     margin = float(scores[best] - scores[second])
     confidence = float(np.clip(margin / config.full_margin, 0.0, 1.0)) if enough else 0.0
+    tz = turn_z(frame, seen, config)
+    ranked = np.argsort(-tz)
+    z_margin = float(tz[ranked[0]] - tz[ranked[1]])
+    if tz[ranked[0]] >= config.decisive_z and z_margin >= config.decisive_margin:
+        sure = float(np.clip(z_margin / (2.0 * config.decisive_margin), 0.0, 1.0))
+        confidence = max(confidence, sure) if int(ranked[0]) == best else sure
+        best = int(ranked[0])
     return Orientation(roll_corners(seen, best), best, confidence, tuple(float(s) for s in scores))
+
+
+def turn_z(frame: np.ndarray, corners: np.ndarray, config: OrientConfig = OrientConfig()) -> np.ndarray:
+    """``pattern_z`` of each quarter turn of the grid ``corners`` (as seen), ``(4,)``: the
+    layout's fine red/black structure, read against the board's one white and against each
+    cell's local white, the stronger kept (as the locator reads it when it places a grid)."""
+    ink = replace(config, cell_px=config.turn_cell_px, highpass_cells=config.turn_highpass_cells)
+    lattice = ink_lattice(frame, corners, ink.cell_px, SIZE)
+    zs = [
+        pattern_z(lattice_redness(lattice, c), c.highpass_cells, c.min_cells)[0, 0]
+        for c in (ink, replace(ink, local_white=not ink.local_white))
+    ]
+    return np.maximum(zs[0], zs[1])
 
 
 def cell_redness(
