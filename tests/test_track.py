@@ -766,3 +766,39 @@ def test_slow_nudge_is_caught_while_a_hand_rests_on_the_board() -> None:
     assert commits(out) == []
     assert any(u.relocked for u in out)
     assert np.abs(out[-1].corners - table.corners()).max() < 0.8
+
+
+class UnsureReader(CentreColourReader):
+    """``CentreColourReader`` that is unsure (confidence 0.3) of the chip at ``cell``: the
+    tracker commits it only once the reading has held ``patient_seconds``."""
+
+    def __init__(self, empty_frame: np.ndarray, corners: np.ndarray, cell: tuple[int, int]) -> None:
+        super().__init__(empty_frame, corners)
+        self.cell = cell
+
+    def read(self, frame: np.ndarray, corners: np.ndarray) -> SimpleNamespace:
+        out = super().read(frame, corners)
+        r, c = self.cell
+        if out.labels[r][c] != "empty":
+            out.confidence[r, c] = 0.3
+        return out
+
+
+def test_a_move_read_at_once_does_not_overtake_an_earlier_one_still_being_read() -> None:
+    """Blue puts a chip down that the reader is unsure of; green's chip, put down a moment
+    later, is read at once. Committed alone it would reach the engine first: an out-of-turn
+    alert for each team. It waits, and both are committed together, in the order played."""
+    table = Table(seed=31)
+    empty = Table(new_game=True, seed=99)
+    first, second = (6, 2), (2, 7)
+    reader = UnsureReader(empty.frame(), table.corners(), first)
+    tracker = BoardTracker(edition="classic", corners=table.corners(), reader=reader)
+    ups = run(tracker, (table.frame() for _ in range(12)))
+    assert ups[-1].state == "live"
+    table.chips[first] = "blue"
+    frames = [table.frame() for _ in range(5)]
+    table.chips[second] = "green"
+    frames += [table.frame() for _ in range(30)]
+    done = commits(run(tracker, iter(frames), start=len(ups)))
+    assert [u.committed for u in done] == [expected(table)]  # one commit holding both
+    assert (done[0].index - len(ups)) / FPS <= 1.0 + 0.5  # the unsure one's patience, and a little

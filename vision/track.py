@@ -169,6 +169,11 @@ class TrackConfig:
     """A lock found automatically is re-checked at most this often, and only on doubt (see above)."""
     fit_min_shift_cells: float = 0.25
     """A re-located grid whose corners moved less than this (cells) is the same fit."""
+    order_hold_seconds: float = 2.0
+    """A change whose cell cleared after another changed cell that still waits for a sure
+    reading is held until that one is committed too, at most this long after it first cleared:
+    moves reach the engine in the order they were played (a later move first is an out-of-turn
+    alert for each of the two)."""
     blob_hold_seconds: float = 3.0
     """Touching empty cells read as new chips at once are committed only after their reading
     has held this long (a still hand is read as a blob of chips; moves come one by one)."""
@@ -311,6 +316,8 @@ class BoardTracker:
         self._empty_co: np.ndarray | None = None
         self._has_empty = np.zeros(shape, dtype=bool)
         self._clear_since = np.full(shape, np.nan)
+        self._first_clear = np.full(shape, np.nan)
+        """When each changed cell was first seen clear of hands (kept while a hand covers it again)."""
         self._changed = np.zeros(shape, dtype=bool)
         self._pending = np.zeros(shape, dtype=bool)
         self._pending_until = -math.inf
@@ -498,6 +505,7 @@ class BoardTracker:
         self._ref_cache = None
         self._cand_since[:] = np.nan
         self._cand_read[:] = np.nan
+        self._first_clear[:] = np.nan
         self._cand_frames[:] = 0
         self._clear_since[:] = np.nan
         self._global_since = self._global_still = None
@@ -587,6 +595,8 @@ class BoardTracker:
         # over it (a bump's first frame, before the board-wide test sees it) must last too.
         self._clear_since[~candidates] = np.nan
         self._clear_since[candidates & np.isnan(self._clear_since)] = t
+        self._first_clear[~(changed | self._pending)] = np.nan
+        self._first_clear[candidates & np.isnan(self._first_clear)] = t
         committed = self._consider(frame, norm, co_norm, candidates, t)
         self._cand_since[~candidates] = np.nan
         self._cand_read[~candidates] = np.nan
@@ -608,6 +618,19 @@ class BoardTracker:
         doubt = "the grid may not fit the board: check the camera view or calibrate"
         return self._update(t, state, committed=committed, labels=labels, unknown=unknown | unread,
                             message=doubt if t < self._fit_doubt_until else "")
+
+    def _overtaking(self, ready: np.ndarray, waiting: np.ndarray, t: float) -> np.ndarray:
+        """The ready changes that would overtake an older change still waiting for a sure
+        reading (its cell first cleared of hands earlier; a later hand over it does not make it
+        newer): they wait with it, at most ``order_hold_seconds`` after they cleared, so the
+        engine sees the moves in the order they were played."""
+        # (A waiting cell read as the label it holds is a nudged look, not a move.)
+        older = waiting & ~np.isnan(self._first_clear) & (self._cand_label != self.committed)
+        news = ready & (self._cand_label != self.committed) & ~np.isnan(self._first_clear)
+        if not older.any() or not news.any():
+            return np.zeros_like(ready)
+        later = news & (self._first_clear > float(np.min(self._first_clear[older])))
+        return later & (t - self._first_clear < self.config.order_hold_seconds)
 
     def _consider(
         self, frame: np.ndarray, norm: np.ndarray, co_norm: np.ndarray, candidates: np.ndarray, t: float
@@ -669,6 +692,7 @@ class BoardTracker:
         waiting = candidates & ~ready
         blocked = regions_touching(candidates, waiting) if waiting.any() else np.zeros_like(ready)
         ready &= ~blocked
+        ready &= ~self._overtaking(ready, waiting, t)
         # (A cell read as its committed label is no new chip: a hand or the chip beside it
         # nudged its look, and it cannot be that chip seen twice.)
         news = ready & (self._cand_label != self.committed)
