@@ -169,11 +169,11 @@ class TrackConfig:
     """A lock found automatically is re-checked at most this often, and only on doubt (see above)."""
     fit_min_shift_cells: float = 0.25
     """A re-located grid whose corners moved less than this (cells) is the same fit."""
-    order_hold_seconds: float = 2.0
+    order_hold_seconds: float = 1.0
     """A change whose cell cleared after another changed cell that still waits for a sure
     reading is held until that one is committed too, at most this long after it first cleared:
     moves reach the engine in the order they were played (a later move first is an out-of-turn
-    alert for each of the two)."""
+    alert for each of the two); 1 s bounds what that costs the later move."""
     blob_hold_seconds: float = 3.0
     """Touching empty cells read as new chips at once are committed only after their reading
     has held this long (a still hand is read as a blob of chips; moves come one by one)."""
