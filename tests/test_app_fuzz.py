@@ -18,6 +18,9 @@ BODY_ROUTES = (
     "/api/setup/calibration/save",
 )
 
+STREAMS = ("text/event-stream", "multipart/x-mixed-replace")
+"""The page's event stream and the camera view: answers whose body never ends."""
+
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**40), 2**40) | st.floats(allow_nan=True) | st.text(max_size=20),
     lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5),
@@ -62,7 +65,8 @@ def test_random_paths_never_escape_or_fail(client, segment) -> None:
     for path in (f"/api/games/{name}/export", f"/static/{name}", f"/{name}", f"/api/{name}"):
         response = client.get(path)
         assert response.status_code in (200, 301, 308, 400, 404, 405), (path, response.status_code)
-        assert b"Traceback" not in response.data
+        if response.mimetype not in STREAMS:  # (a path that lands on a stream: its body never ends)
+            assert b"Traceback" not in response.data
         response.close()
 
 
