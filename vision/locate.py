@@ -45,7 +45,7 @@ from vision.geometry import (
     order_as_seen,
     roll_rows,
 )
-from vision.orient import OrientConfig, free_corner_scores, ink_lattice, lattice_redness, pattern_z
+from vision.orient import OrientConfig, free_corner_scores, ink_lattice, lattice_pattern_z
 
 log = logging.getLogger(__name__)
 
@@ -309,8 +309,9 @@ def locate_grid(
         more = [c for c in stage() if _plausible(c, (w, h), config, aspect=False)]
         candidates += more
         found = _search(frame, gray, white, more, stage_config)
-        if _accepted(found, stage_config) or found is None or not _accepted(found, config):
-            best = _better(best, found, config)
+        if _accepted(found, config) and not _accepted(found, stage_config):
+            found = None  # (it passes only the usual test, which this stage does not trust)
+        best = _better(best, found, config)
         # A weak pass from the outlines alone may be a lattice bent off the cards in one
         # corner; the grids fitted inside the outlines are tried before settling for it,
         # unless the card gaps have placed it (then it lies on the lattice, edge to edge).
@@ -390,13 +391,13 @@ def ink_match(
     ink = config.ink if ink is None else ink
     h = grid_homography(np.asarray(corners, np.float32))
     ext = apply_homography(h, np.array([[-r, -r], [SIZE + r, -r], [SIZE + r, SIZE + r], [-r, SIZE + r]], float))
-    inks = [ink, replace(ink, local_white=not ink.local_white)] if config.ink_both_whites else [ink]
     try:
         lattice = ink_lattice(frame, ext.astype(np.float32), ink.cell_px, SIZE + 2 * r)
-        rednesses = [lattice_redness(lattice, k, cells=SIZE + 2 * r, white_border=r) for k in inks]
+        z, rednesses = lattice_pattern_z(
+            lattice, ink, cells=SIZE + 2 * r, white_border=r, both_whites=config.ink_both_whites
+        )
     except (ValueError, cv2.error):
         return InkMatch(np.asarray(corners, np.float32), -1.0, -1.0, 0)
-    z = np.maximum.reduce([pattern_z(red, ink.highpass_cells, ink.min_cells) for red in rednesses])
     placed = None if gray is None or r < 1 else _placed_by_gaps(gray, corners, r, config)
     # Unplaced, the best window over every shift and turn, against every other as runner-up.
     dv, du, _ = np.unravel_index(int(np.argmax(z)), z.shape)

@@ -139,15 +139,26 @@ def orient_grid(
 
 def turn_z(frame: np.ndarray, corners: np.ndarray, config: OrientConfig = OrientConfig()) -> np.ndarray:
     """``pattern_z`` of each quarter turn of the grid ``corners`` (as seen), ``(4,)``: the
-    layout's fine red/black structure, read against the board's one white and against each
-    cell's local white, the stronger kept (as the locator reads it when it places a grid)."""
+    layout's fine red/black structure, read as the locator reads it when it places a grid
+    (``lattice_pattern_z``)."""
     ink = replace(config, cell_px=config.turn_cell_px, highpass_cells=config.turn_highpass_cells)
-    lattice = ink_lattice(frame, corners, ink.cell_px, SIZE)
-    zs = [
-        pattern_z(lattice_redness(lattice, c), c.highpass_cells, c.min_cells)[0, 0]
-        for c in (ink, replace(ink, local_white=not ink.local_white))
-    ]
-    return np.maximum(zs[0], zs[1])
+    z, _ = lattice_pattern_z(ink_lattice(frame, corners, ink.cell_px, SIZE), ink)
+    return z[0, 0]
+
+
+def lattice_pattern_z(
+    lattice: np.ndarray, config: OrientConfig, *, cells: int = SIZE, white_border: int = 0, both_whites: bool = True
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """``pattern_z`` of a rectified lattice (``ink_lattice``), and the rednesses it came from.
+
+    With ``both_whites`` the ink is read against the board's one white and against each cell's
+    local white, and the stronger z kept per window and turn: the local white sees through a
+    glare spot or a lamp at one side, the board's white is steadier on small, blurred cells.
+    """
+    configs = [config, replace(config, local_white=not config.local_white)] if both_whites else [config]
+    rednesses = [lattice_redness(lattice, c, cells=cells, white_border=white_border) for c in configs]
+    z = np.maximum.reduce([pattern_z(red, config.highpass_cells, config.min_cells) for red in rednesses])
+    return z, rednesses
 
 
 def cell_redness(
