@@ -116,3 +116,16 @@ INK_MAP: tuple[tuple[Ink | None, ...], ...] = tuple(
     tuple(ink_of((r, c)) for c in range(SIZE)) for r in range(SIZE)
 )
 """``INK_MAP[row][col]``: red/black ink per cell; vision matches it to find orientation."""
+
+COURT_RANKS: tuple[str, ...] = ("Q", "K")
+"""Ranks printed as a picture (colourful art) rather than pips; Jacks are not on the board."""
+
+
+def is_court(cell: Cell) -> bool:
+    """Is ``cell`` printed with a Queen or King (a picture card)? False for the corners."""
+    card = card_at(cell)
+    return card != FREE and split_card(card)[0] in COURT_RANKS
+
+
+COURT_MAP: tuple[tuple[bool, ...], ...] = tuple(tuple(is_court((r, c)) for c in range(SIZE)) for r in range(SIZE))
+"""``COURT_MAP[row][col]``: the 16 picture cells; vision matches their art to the layout as well."""

@@ -59,3 +59,15 @@ def test_ink_follows_suit():
     assert ink_of((0, 1)) == "black"  # 2S
     assert ink_of((1, 5)) == "red"  # AH
     assert ink_of((0, 0)) is None
+
+
+def test_the_picture_cells_are_every_queen_and_king_twice():
+    """Vision matches the court cards' art with ``COURT_MAP``: the eight Queens and Kings of the
+    four suits, each printed twice, and never a corner."""
+    from engine.layout import COURT_MAP
+
+    court = [(r, c) for r in range(10) for c in range(10) if COURT_MAP[r][c]]
+    assert len(court) == 16
+    assert sorted({card_at(cell) for cell in court}) == sorted(r + s for r in "QK" for s in "SDCH")
+    assert not any(COURT_MAP[r][c] for r, c in CORNERS)
+    assert COURT_MAP[1][6] and not COURT_MAP[1][5]  # row 1: ... 2C AH KH QH 10H ...: the King, not the Ace

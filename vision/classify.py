@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from engine.layout import CARD_CELLS, CORNERS, LAYOUT, SIZE
+from engine.layout import CARD_CELLS, CORNERS, COURT_MAP, SIZE
 from vision.cell_model import ChipNet, load_chip_nets
 from vision.colour import DEFAULT_PROTOTYPES, ColourModel, balanced_lab
 from vision.warp import GridGeometry, WarpConfig, grid_geometry, warp_grid
@@ -42,7 +42,7 @@ from vision.warp import GridGeometry, WarpConfig, grid_geometry, warp_grid
 N_CELLS = SIZE * SIZE
 CORNER_MASK = np.array([[(r, c) in CORNERS for c in range(SIZE)] for r in range(SIZE)])
 """The four printed free corners, ``(10, 10)`` bool."""
-COURT_MASK = np.array([[LAYOUT[r][c][:-1] in ("Q", "K") for c in range(SIZE)] for r in range(SIZE)])
+COURT_MASK = np.array(COURT_MAP, dtype=bool)
 """Cells printed with a Queen or King (colourful art), ``(10, 10)`` bool."""
 
 
