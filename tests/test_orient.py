@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -129,3 +130,42 @@ def test_a_decisive_fine_ink_pattern_outweighs_a_tipped_correlation(turn):
     o = orient_grid(scene.frame, seen, edition="jumbo")
     assert np.allclose(o.corners, scene.corners, atol=0.01)
     assert o.confidence > 0.9
+
+
+@pytest.mark.parametrize("turn", [0, 1, 2, 3])
+def test_the_court_cards_art_alone_shows_the_turn(scenes, turn):
+    """Each Queen's and King's picture is several strong colours where a chip or a number card
+    shows one: scored per cell and matched with the layout's 16 picture cells, it tells the turn
+    by itself, and no 10x10 window a cell off matches as well."""
+    from vision.orient import OrientConfig, ink_lattice, lattice_art, pattern_z
+
+    config = OrientConfig(cell_px=16)
+    for scene in scenes:
+        seen = roll_corners(scene.corners, turn)
+        h = cv2.getPerspectiveTransform(np.float32([[0, 0], [10, 0], [10, 10], [0, 10]]), np.float32(seen))
+        wide = cv2.perspectiveTransform(np.float32([[[-1, -1], [11, -1], [11, 11], [-1, 11]]]), h)[0]
+        art = lattice_art(ink_lattice(scene.frame, wide, config.cell_px, 12), config, cells=12, white_border=1)
+        z = pattern_z(art, 0, config.min_cells, kind="court")  # (3, 3, 4): windows and turns
+        assert np.unravel_index(int(np.argmax(z)), z.shape) == (1, 1, (-turn) % 4)
+        assert z[1, 1, (-turn) % 4] > 4.0
+        others = z.copy()
+        others[1, 1, (-turn) % 4] = -np.inf
+        assert z[1, 1, (-turn) % 4] - others.max() > 2.0
+
+
+def test_the_art_joins_the_ink_only_where_it_places_the_grid(scenes):
+    """Pictures come in adjacent pairs, so a window a cell off still half matches them: there
+    the ink's turns stay as they are; at the board's own window the art adds to the ink."""
+    from vision.orient import OrientConfig, ink_lattice, lattice_pattern_z, with_court_art
+
+    config = OrientConfig(cell_px=16, highpass_cells=5)
+    scene = scenes[0]
+    h = cv2.getPerspectiveTransform(np.float32([[0, 0], [10, 0], [10, 10], [0, 10]]), np.float32(scene.corners))
+    wide = cv2.perspectiveTransform(np.float32([[[-1, -1], [11, -1], [11, 11], [-1, 11]]]), h)[0]
+    lattice = ink_lattice(scene.frame, wide, config.cell_px, 12)
+    z, _ = lattice_pattern_z(lattice, config, cells=12, white_border=1)
+    for window in ((0, 1), (1, 2), (2, 1)):
+        off = with_court_art(z[window], lattice, config, cells=12, window=window, white_border=1)
+        np.testing.assert_array_equal(off, z[window])
+    own = with_court_art(z[1, 1], lattice, config, cells=12, window=(1, 1), white_border=1)
+    assert own[0] > z[1, 1, 0] + 1.0 and int(np.argmax(own)) == 0

@@ -45,7 +45,7 @@ from vision.geometry import (
     order_as_seen,
     roll_rows,
 )
-from vision.orient import OrientConfig, free_corner_scores, ink_lattice, lattice_pattern_z
+from vision.orient import OrientConfig, free_corner_scores, ink_lattice, lattice_pattern_z, with_court_art
 
 log = logging.getLogger(__name__)
 
@@ -254,8 +254,11 @@ class LocateConfig:
     @classmethod
     def for_empty_board(cls) -> LocateConfig:
         """The search for a one-off look at the empty board (calibration, a reference image):
-        thorough, and the ink alone must show the layout as an uncovered board does (z 7)."""
-        return cls(thorough=True, min_z=7.0, full_z=8.5)
+        thorough, and the ink alone must show the layout as an uncovered board does (z 7), so
+        the court cards' art is not asked to tell the turn where the ink does not (it rescues
+        boards under chips; a reference it misplaces would misplace every frame read with it)."""
+        plain = cls()
+        return cls(thorough=True, min_z=7.0, full_z=8.5, ink=replace(plain.ink, court_art=False))
 
 
 def locate_grid(
@@ -349,8 +352,10 @@ def locate_grid(
     aspect = None
     if edition is None:
         edition, aspect = guess_edition(corners, (w, h))
-    score = float(np.clip((best.z - config.min_z) / (config.full_z - config.min_z) * 0.5 + 0.5, 0.0, 1.0))
-    return GridFit(corners, score, edition, details={"z": best.z, "z_next": best.runner_up, "aspect": aspect})
+    z, runner = _evidence(best)
+    score = float(np.clip((z - config.min_z) / (config.full_z - config.min_z) * 0.5 + 0.5, 0.0, 1.0))
+    return GridFit(corners, score, edition,
+                   details={"z": z, "z_next": runner, "ink_z": best.z, "aspect": aspect})
 
 
 @dataclass(frozen=True)
@@ -370,6 +375,11 @@ class InkMatch:
     placed: bool = False
     framed: bool = False
     """The free corners (not the gaps) placed it: only the turns are runners-up."""
+    art_z: float | None = None
+    art_runner: float | None = None
+    """Where the ink alone did not tell the turn of a placed or framed grid and the court cards'
+    art did (``_placed_turns``): the best and next turn's z with the art joined in. They count
+    for acceptance only; placements are always ranked by the ink's ``z``."""
 
 
 def ink_match(
@@ -409,27 +419,47 @@ def ink_match(
     clear = best >= config.min_z and best - runner >= config.min_z_margin
     hopeless = best < config.min_z_placed  # no window's ink could pass even once placed
     if placed is None and gray is not None and r >= 1 and config.use_corners and not (clear or hopeless):
-        framed = _placed_by_corners(lattice, r, z, config)  # (only where the ink alone falls short)
+        framed = _placed_by_corners(lattice, r, z, config, ink)  # (only where the ink alone falls short)
+    art = None
     if placed is not None or framed is not None:
         dv, du = placed if placed is not None else framed
-        turns = np.sort(z[dv, du])
-        best, runner = float(turns[-1]), float(turns[-2])
+        ink_turns = np.sort(z[dv, du])
+        best, runner = float(ink_turns[-1]), float(ink_turns[-2])
+        turns = np.sort(_placed_turns(lattice, r, z, (dv, du), config, ink))
+        if turns[-1] > best:
+            art = float(turns[-1]), float(turns[-2])
     shift = np.array([[1, 0, du - r], [0, 1, dv - r], [0, 0, 1.0]])
     placed_corners = apply_homography(h @ shift, GRID_CORNERS_UV).astype(np.float32)
     cells = max(int(np.isfinite(red[dv : dv + SIZE, du : du + SIZE]).sum()) for red in rednesses)
-    return InkMatch(placed_corners, best, runner, cells, placed is not None, framed is not None)
+    return InkMatch(placed_corners, best, runner, cells, placed is not None, framed is not None,
+                    *(art if art is not None else (None, None)))
 
 
-def _placed_by_corners(lattice: np.ndarray, reach: int, z: np.ndarray, config: LocateConfig) -> tuple[int, int] | None:
+def _placed_turns(
+    lattice: np.ndarray, reach: int, z: np.ndarray, window: tuple[int, int], config: LocateConfig, ink: OrientConfig
+) -> np.ndarray:
+    """The z of each turn ``(4,)`` of a placed window: once the placement is fixed, only the
+    turns are in question. Where the ink alone does not tell them (``min_z_placed``,
+    ``min_z_margin``), the court cards' art may (``orient.with_court_art``); a turn the ink
+    tells keeps the ink's z, so placements stay ranked by the same evidence."""
+    turns = np.sort(z[window])
+    if turns[-1] >= config.min_z_placed and turns[-1] - turns[-2] >= config.min_z_margin:
+        return z[window]
+    return with_court_art(z[window], lattice, ink, cells=SIZE + 2 * reach, window=window, white_border=reach)
+
+
+def _placed_by_corners(
+    lattice: np.ndarray, reach: int, z: np.ndarray, config: LocateConfig, ink: OrientConfig
+) -> tuple[int, int] | None:
     """The whole-cell shift ``(dv, du)`` that the four free corners frame clearly, if the ink
-    then shows one turn of the layout clearly (``min_z_placed``, ``min_z_margin``); else None,
-    and the placement is left to the ink over every shift."""
+    (and art) then show one turn of the layout clearly (``min_z_placed``, ``min_z_margin``);
+    else None, and the placement is left to the ink over every shift."""
     scores = free_corner_scores(lattice, SIZE + 2 * reach)
     top = np.sort(scores, axis=None)
     if top[-1] - top[-2] < config.corner_margin:
         return None
-    dv, du = np.unravel_index(int(np.argmax(scores)), scores.shape)
-    turns = np.sort(z[dv, du])
+    dv, du = (int(v) for v in np.unravel_index(int(np.argmax(scores)), scores.shape))
+    turns = np.sort(_placed_turns(lattice, reach, z, (dv, du), config, ink))
     if turns[-1] < config.min_z_placed or turns[-1] - turns[-2] < config.min_z_margin:
         return None
     return int(dv), int(du)
@@ -522,11 +552,20 @@ def _accepted(match: InkMatch | None, config: LocateConfig) -> bool:
     """Is this placement the board: the layout clearly there, and clearly here rather than a cell off?"""
     if match is None:
         return False
-    margin = match.z - match.runner_up
-    if match.placed and match.z >= config.min_z_placed_clear and margin >= config.placed_clear_margin:
+    z, runner = _evidence(match)
+    margin = z - runner
+    if match.placed and z >= config.min_z_placed_clear and margin >= config.placed_clear_margin:
         return True
     need = config.min_z_placed if match.placed or match.framed else config.min_z
-    return match.z >= need and margin >= config.min_z_margin
+    return z >= need and margin >= config.min_z_margin
+
+
+def _evidence(match: InkMatch) -> tuple[float, float]:
+    """The z of a placement and of its runner-up as accepted: the ink's, or with the court
+    cards' art where the ink alone did not tell a placed grid's turn."""
+    if match.art_z is not None and match.art_runner is not None:
+        return match.art_z, match.art_runner
+    return match.z, match.runner_up
 
 
 def _search(frame, gray, white, candidates: list, config: LocateConfig) -> InkMatch | None:

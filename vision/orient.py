@@ -17,13 +17,16 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from engine.layout import INK_MAP, SIZE
+from engine.layout import COURT_MAP, INK_MAP, SIZE
 from vision.geometry import check_corners, check_frame, edition_aspect, metric_aspect, roll_corners
 
 _INK_SIGN = np.array(
     [[0.0 if ink is None else (1.0 if ink == "red" else -1.0) for ink in row] for row in INK_MAP]
 )
 """+1 red, -1 black, 0 for the free corners."""
+_COURT_SIGN = np.where(np.array(COURT_MAP), 1.0, -1.0) * (_INK_SIGN != 0)
+"""+1 a Queen's or King's picture, -1 a number card, 0 for the free corners."""
+_SIGNS = {"ink": _INK_SIGN, "court": _COURT_SIGN}
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,18 @@ class OrientConfig:
     turn_cell_px: int = 16
     turn_highpass_cells: int = 5
     """How the turns are read as the locator reads the ink (``turn_z``): fine structure only."""
+    court_art: bool = True
+    """Count the court cards' art as a second cue to the turn of a placed grid (``court_z``):
+    where the pips are too small or pale to read (a Jumbo mat far away) or mostly under chips,
+    the Queens' and Kings' colourful pictures still show where they are printed. (Not to
+    place a grid: pictures come in adjacent pairs, so a cell off still half matches.)"""
+    art_radius: float = 0.3
+    """The art is read inside this radius (cells) of each cell's centre: a picture fills it."""
+    art_saturation: float = 0.35
+    art_value: float = 0.25
+    """A pixel counts as coloured from this HSV saturation and value (0..1)."""
+    art_hues: tuple[tuple[int, int], ...] = ((0, 10), (165, 180), (18, 35), (95, 130))
+    """OpenCV hue ranges (0..180) of the art's colours: red (both ends), yellow, blue."""
     decisive_z: float = 3.0
     decisive_margin: float = 2.0
     """A turn whose ``turn_z`` reaches ``decisive_z`` and beats the others by ``decisive_margin``
@@ -142,8 +157,41 @@ def turn_z(frame: np.ndarray, corners: np.ndarray, config: OrientConfig = Orient
     layout's fine red/black structure, read as the locator reads it when it places a grid
     (``lattice_pattern_z``)."""
     ink = replace(config, cell_px=config.turn_cell_px, highpass_cells=config.turn_highpass_cells)
-    z, _ = lattice_pattern_z(ink_lattice(frame, corners, ink.cell_px, SIZE), ink)
-    return z[0, 0]
+    lattice = ink_lattice(frame, corners, ink.cell_px, SIZE)
+    z, _ = lattice_pattern_z(lattice, ink)
+    return with_court_art(z[0, 0], lattice, ink)
+
+
+def with_court_art(turns: np.ndarray, lattice: np.ndarray, config: OrientConfig, *, cells: int = SIZE,
+                   window: tuple[int, int] = (0, 0), white_border: int = 0) -> np.ndarray:
+    """The ink's z of each turn ``(4,)`` of one placed 10x10 ``window`` of ``lattice``, joined
+    with the court cards' art (``court_z``) where ``config.court_art`` asks for it.
+
+    Independent evidence adds up (Stouffer's sum over the square root of two), but art that
+    is not there (every picture under a chip) must not dilute the ink: per turn, the ink alone
+    stands where it is stronger. The art counts only where it places the grid itself (no other
+    window of the lattice matches it better) and the ink's best turn is its best turn too:
+    pictures come in adjacent pairs, so a grid placed a cell off still half matches them, and
+    must not borrow their strength unless two independent cues agree.
+    """
+    if not config.court_art:
+        return turns
+    art = court_z(lattice, config, cells=cells, white_border=white_border)
+    here = art[window[0], window[1]]
+    elsewhere = art.copy()
+    elsewhere[window[0], window[1]] = -np.inf
+    if elsewhere.size > here.size and here.max() <= elsewhere.max():
+        return turns
+    if int(np.argmax(here)) != int(np.argmax(turns)):
+        return turns
+    return np.maximum(turns, (turns + here) / np.sqrt(2.0))
+
+
+def court_z(lattice: np.ndarray, config: OrientConfig, *, cells: int = SIZE, white_border: int = 0) -> np.ndarray:
+    """``pattern_z`` of the court cards' art (``lattice_art``) against the layout's 16 picture
+    cells, for every 10x10 window and turn of a rectified lattice, ``(cells-9, cells-9, 4)``."""
+    art = lattice_art(lattice, config, cells=cells, white_border=white_border)
+    return pattern_z(art, 0, config.min_cells, kind="court")
 
 
 def lattice_pattern_z(
@@ -159,6 +207,56 @@ def lattice_pattern_z(
     rednesses = [lattice_redness(lattice, c, cells=cells, white_border=white_border) for c in configs]
     z = np.maximum.reduce([pattern_z(red, config.highpass_cells, config.min_cells) for red in rednesses])
     return z, rednesses
+
+
+def lattice_art(lattice: np.ndarray, config: OrientConfig, *, cells: int = SIZE, white_border: int = 0) -> np.ndarray:
+    """How much each cell of a rectified lattice looks like a court card's picture, ``(cells, cells)``.
+
+    A picture is several strong colours in one cell; a chip is one colour, a number card's pips
+    one colour on white. The score is the second-largest share of the cell's centre covered by
+    one of the art's hues (``art_hues``), after balancing the lattice on the board's white (the
+    brightest pixels inside ``white_border``) so a warm lamp does not colour every card. Only
+    the centre discs are converted (a quarter of the lattice).
+    """
+    n = config.cell_px
+    side = cells * n
+    inner = lattice[white_border * n : side - white_border * n : 2, white_border * n : side - white_border * n : 2]
+    channels = np.ascontiguousarray(inner.transpose(2, 0, 1)).reshape(3, -1)
+    white = np.maximum(_row_percentile(channels, config.white_percentile).astype(np.float32), 1.0)
+    index = _disc_index(cells, n, config.art_radius)  # (cells * cells, P)
+    px = np.take(lattice.reshape(-1, 3), index.ravel(), axis=0).astype(np.float32)
+    px *= 255.0 / white
+    hsv = cv2.cvtColor(np.clip(px, 0.0, 255.0).astype(np.uint8).reshape(1, -1, 3), cv2.COLOR_BGR2HSV).reshape(-1, 3)
+    coloured = (hsv[:, 1] >= config.art_saturation * 255) & (hsv[:, 2] >= config.art_value * 255)
+    colour = np.where(coloured, _hue_classes(config.art_hues)[hsv[:, 0]], 0)
+    cell = np.repeat(np.arange(cells * cells), index.shape[1])
+    counts = np.bincount(cell * 4 + colour, minlength=cells * cells * 4).reshape(cells * cells, 4)
+    shares = np.sort(counts[:, 1:], axis=1) / index.shape[1]  # (red, yellow, blue), ordered
+    return shares[:, -2].reshape(cells, cells).astype(np.float64)
+
+
+@functools.lru_cache(maxsize=8)
+def _disc_index(cells: int, cell_px: int, radius: float) -> np.ndarray:
+    """Flat pixel indices of each cell's centre disc (within ``radius`` cells of its centre) in
+    a ``cells`` x ``cells`` lattice of ``cell_px`` pixels per cell, ``(cells * cells, P)``."""
+    ys, xs = np.mgrid[0:cell_px, 0:cell_px]
+    rho = np.hypot(ys + 0.5 - cell_px / 2, xs + 0.5 - cell_px / 2) / cell_px
+    dy, dx = np.nonzero(rho < radius)
+    rows, cols = np.divmod(np.arange(cells * cells), cells)
+    index = (rows[:, None] * cell_px + dy) * (cells * cell_px) + cols[:, None] * cell_px + dx
+    index.setflags(write=False)
+    return index
+
+
+@functools.lru_cache(maxsize=4)
+def _hue_classes(hues: tuple[tuple[int, int], ...]) -> np.ndarray:
+    """OpenCV hue (0..179) -> 1 red, 2 yellow, 3 blue, 0 none: the first two ranges of ``hues``
+    are red (it wraps around 0), then yellow, then blue."""
+    lut = np.zeros(256, dtype=np.intp)
+    for k, (lo, hi) in enumerate(hues):
+        lut[lo:hi] = max(1, k)
+    lut.setflags(write=False)
+    return lut
 
 
 def cell_redness(
@@ -287,7 +385,7 @@ def _ring_channels(n: int, inner: float, outer: float, cells: int) -> tuple[np.n
     return planar, cell_of
 
 
-def pattern_z(redness: np.ndarray, highpass_cells: int = 5, min_cells: int = 20) -> np.ndarray:
+def pattern_z(redness: np.ndarray, highpass_cells: int = 5, min_cells: int = 20, kind: str = "ink") -> np.ndarray:
     """How strongly each 10x10 window of a wider cell lattice shows the layout, as z-scores.
 
     ``redness`` is ``(S, S)`` (see ``cell_redness``, NaN where no ink shows). For every window
@@ -295,6 +393,7 @@ def pattern_z(redness: np.ndarray, highpass_cells: int = 5, min_cells: int = 20)
     ``r`` of the window's (high-passed) redness with the layout's red/black pattern over its
     ``n`` inked cells, times ``sqrt(n)``: about N(0, 1) for print unrelated to the layout, so
     it answers "is this the board" at a known false-alarm rate. Returns ``(S-9, S-9, 4)``.
+    ``kind="court"`` matches a per-cell art score (``lattice_art``) with the picture cells instead.
     """
     valid = np.isfinite(redness)
     f = np.where(valid, redness, 0.0)
@@ -303,7 +402,7 @@ def pattern_z(redness: np.ndarray, highpass_cells: int = 5, min_cells: int = 20)
     shape, windows = _window_index(f.shape)
     x = np.take(f, windows)
     inked = np.take(valid.astype(np.float64), windows)
-    pattern, printed = _pattern_matrices(highpass_cells)  # (100, 4) each
+    pattern, printed = _pattern_matrices(highpass_cells, kind)  # (100, 4) each
     # Per window and turn, over the cells both inked and printed: n, sums, cross products.
     n = inked @ printed
     s1 = x @ printed
@@ -331,21 +430,23 @@ def _window_index(shape: tuple[int, int]) -> tuple[tuple[int, int], np.ndarray]:
     return (rows, cols), index
 
 
-@functools.lru_cache(maxsize=4)
-def _pattern_matrices(highpass_cells: int) -> tuple[np.ndarray, np.ndarray]:
+@functools.lru_cache(maxsize=8)
+def _pattern_matrices(highpass_cells: int, kind: str = "ink") -> tuple[np.ndarray, np.ndarray]:
     """``(100, 4)`` layout pattern and printed-cell mask, one column per quarter turn."""
-    turned = _turned_patterns(highpass_cells)
+    turned = _turned_patterns(highpass_cells, kind)
     pattern = np.stack([p.ravel() for p, _ in turned], axis=1)
     printed = np.stack([m.ravel() for _, m in turned], axis=1).astype(np.float64)
     return pattern * printed, printed
 
 
-def _turned_patterns(highpass_cells: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The layout's ink pattern as seen under each quarter turn ``k`` (``orient_grid``'s), and its mask."""
-    printed = _INK_SIGN != 0
-    pattern = _INK_SIGN
+def _turned_patterns(highpass_cells: int, kind: str = "ink") -> list[tuple[np.ndarray, np.ndarray]]:
+    """The layout's ink (or ``"court"``: picture) pattern as seen under each quarter turn ``k``
+    (``orient_grid``'s), and its mask."""
+    sign = _SIGNS[kind]
+    printed = sign != 0
+    pattern = sign
     if highpass_cells:
-        pattern = np.where(printed, _INK_SIGN - _local_mean(_INK_SIGN, printed, highpass_cells), 0.0)
+        pattern = np.where(printed, sign - _local_mean(sign, printed, highpass_cells), 0.0)
     # orient_grid compares rot90(seen, k) with the layout, i.e. seen with rot90(layout, -k).
     return [(np.rot90(pattern, -k), np.rot90(printed, -k)) for k in range(4)]
 
