@@ -82,6 +82,23 @@ def test_a_white_line_does_not_run_through_a_coloured_chip():
     assert all(out[3][c] != "flipped" for c in (1, 2, 4, 5))
 
 
+def test_a_white_line_passes_a_chip_the_light_tinted_nearly_white():
+    """Under a warm lamp a white chip can look pale yellow: read as yellow, but barely nearer
+    yellow than white. The four clear white chips around it then make it the fifth."""
+    cells = {(3, c): "flipped" for c in (1, 2, 4, 5)}
+    cells[(3, 3)] = "yellow"
+    labels = _board(cells)
+    dist = _dist(labels)
+    dist[3, 3, NAMES.index("flipped")] = 1.5  # white only 1.0 farther than its yellow
+    out, conf = read_flipped_as_lines(labels, np.ones((10, 10), np.float32), _logits(labels), dist, NAMES)
+    assert [out[3][c] for c in range(1, 6)] == ["flipped"] * 5
+    assert conf[3, 3] < 0.5
+    # A clearly yellow chip (the test above: white 2.5 farther) still stops the line.
+    dist[3, 3, NAMES.index("flipped")] = 3.0
+    out, _ = read_flipped_as_lines(labels, np.ones((10, 10), np.float32), _logits(labels), dist, NAMES)
+    assert out[3][3] == "yellow" and out[3][1] != "flipped"
+
+
 def test_a_line_is_not_stretched_past_five_by_a_faint_neighbour():
     labels = _board({(6, c): "flipped" for c in range(1, 6)})
     out, _ = _read(labels, _logits(labels, faint={(6, 6): -0.5}))

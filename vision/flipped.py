@@ -39,17 +39,33 @@ class FlippedPrior:
     """A lone "white" cell with a chip logit above this is a chip of its next-nearest colour."""
     doubt: float = 0.45
     """Confidence given to a cell whose label the line changed (inferred, not seen)."""
+    tinted_margin: float = 1.0
+    """A chip read as a team colour whose white prototype is at most this much farther (colour
+    distance) may be a white chip the light tinted (a warm lamp makes white plastic look pale
+    yellow): a line may pass it, scored ``tinted_score``, instead of stopping there. Chosen on
+    rendered hard Jumbo frames of seeds 5600-5899 and 8000-8149, where 1.5 did as well; the
+    smaller, since a glare-paled blue chip can be as near white."""
+    tinted_score: float = -1.0
 
 
-def flipped_lines(chip_logit: np.ndarray, team_chip: np.ndarray, prior: FlippedPrior = FlippedPrior()) -> np.ndarray:
+def flipped_lines(
+    chip_logit: np.ndarray,
+    team_chip: np.ndarray,
+    prior: FlippedPrior = FlippedPrior(),
+    tinted: np.ndarray | None = None,
+) -> np.ndarray:
     """Cells ``(100,)`` bool covered by the most likely set of white five-in-a-rows.
 
     ``chip_logit`` ``(100,)``: the reader's chip logit per cell; ``team_chip`` ``(100,)`` bool: the
-    cell holds a coloured chip (which no white line can cross). Greedy: the best-scoring window
-    first, each later one sharing at most one cell with each taken (the sequence-sharing rule).
+    cell holds a coloured chip (which no white line can cross), unless ``tinted`` (``(100,)``
+    bool) says its colour is nearly white (then a line may cross it at ``prior.tinted_score``).
+    Greedy: the best-scoring window first, each later one sharing at most one cell with each
+    taken (the sequence-sharing rule).
     """
     score = np.minimum(chip_logit.astype(np.float32) + prior.bias, prior.cap)
-    score[team_chip] = -1e6
+    soft = np.zeros_like(team_chip, dtype=bool) if tinted is None else team_chip & tinted
+    score[team_chip & ~soft] = -1e6
+    score[soft] = np.minimum(score[soft], prior.tinted_score)
     score[_CORNER_CELLS] = 0.0
     taken = np.zeros(SIZE * SIZE, dtype=bool)
     allowed = np.ones(len(_WINDOW_CELLS), dtype=bool)
@@ -78,13 +94,18 @@ def read_flipped_as_lines(labels: list[list[str]], confidence: np.ndarray, chip_
     """
     flat = np.asarray(labels, dtype=object).reshape(-1)
     logit = np.asarray(chip_logit, dtype=np.float32).reshape(-1)
-    on_line = flipped_lines(logit, np.isin(flat, TEAM_COLOURS), prior)
+    dist = np.asarray(proto_dist, dtype=np.float32).reshape(SIZE * SIZE, -1)
+    white = list(names).index("flipped")
+    # How much nearer white is than each cell's own colour (only team colours use it).
+    own = np.array([names.index(v) if v in names else white for v in flat])
+    tinted = dist[:, white] - dist[np.arange(SIZE * SIZE), own] <= prior.tinted_margin
+    on_line = flipped_lines(logit, np.isin(flat, TEAM_COLOURS), prior, tinted)
     out = flat.copy()
     out[on_line] = "flipped"
     stray = (flat == "flipped") & ~on_line
     if stray.any():
-        dist = np.asarray(proto_dist, dtype=np.float32).reshape(SIZE * SIZE, -1).copy()
-        dist[:, list(names).index("flipped")] = np.inf
+        dist = dist.copy()
+        dist[:, white] = np.inf
         nearest = np.asarray(names, dtype=object)[dist.argmin(axis=1)]
         out[stray] = np.where(logit[stray] > prior.sure_chip, nearest[stray], "empty")
     changed = out != flat
