@@ -105,6 +105,17 @@ def test_a_line_is_not_stretched_past_five_by_a_faint_neighbour():
     assert out[6][6] == "empty"  # a sixth would share four cells with the first sequence
 
 
+def test_six_in_a_row_with_a_crossing_sequence_are_all_white():
+    """Six white chips in a row, and a diagonal sequence through the first: the players flipped
+    the row's last five and the diagonal. A greedy pick of the row's first five (as good on its
+    own) would leave the sixth a stray; every white reading must end on a line."""
+    cells = {(3, c): "flipped" for c in range(4, 10)} | {(3 - k, 4 + k): "flipped" for k in range(-1, 4)}
+    labels = _board(cells)
+    out, _ = _read(labels, _logits(labels))
+    assert all(out[r][c] == "flipped" for r, c in cells)
+    assert sum(v == "flipped" for row in out for v in row) == len(cells)
+
+
 def test_two_sequences_may_share_one_cell():
     cells = {(2, c): "flipped" for c in range(2, 7)} | {(r, 4): "flipped" for r in range(3, 7)}
     labels = _board(cells)

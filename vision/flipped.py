@@ -22,6 +22,8 @@ from engine.sequences import WINDOWS
 _WINDOW_CELLS = np.array([[r * SIZE + c for r, c in window] for window in WINDOWS], dtype=np.intp)
 """``(192, 5)`` flat cell indices of every five-in-a-row window (the engine's list)."""
 _CORNER_CELLS = np.array([r * SIZE + c for r, c in CORNERS], dtype=np.intp)
+_SHARED = np.array([[len(set(a) & set(b)) for b in WINDOWS] for a in WINDOWS], dtype=np.intp)
+"""``(192, 192)`` cells each pair of windows shares (two sequences may share at most one)."""
 
 
 @dataclass(frozen=True)
@@ -67,20 +69,56 @@ def flipped_lines(
     score[team_chip & ~soft] = -1e6
     score[soft] = np.minimum(score[soft], prior.tinted_score)
     score[_CORNER_CELLS] = 0.0
+    chosen = _better_windows(_greedy_windows(score, prior), score)
+    taken = np.zeros(SIZE * SIZE, dtype=bool)
+    for w in chosen:
+        taken[_WINDOW_CELLS[w]] = True
+    taken[_CORNER_CELLS] = False
+    return taken
+
+
+def _greedy_windows(score: np.ndarray, prior: FlippedPrior) -> list[int]:
+    """Windows taken best first while one adds more than ``window_cost`` of new score, each
+    sharing at most one cell with every window taken before it."""
     taken = np.zeros(SIZE * SIZE, dtype=bool)
     allowed = np.ones(len(_WINDOW_CELLS), dtype=bool)
+    chosen: list[int] = []
     while True:
         gain = np.where(taken[_WINDOW_CELLS], 0.0, score[_WINDOW_CELLS]).sum(axis=1)
         gain[~allowed] = -np.inf
         best = int(gain.argmax())
         if gain[best] <= prior.window_cost:
+            return chosen
+        chosen.append(best)
+        taken[_WINDOW_CELLS[best]] = True
+        allowed &= _SHARED[best] <= 1
+
+
+def _better_windows(chosen: list[int], score: np.ndarray) -> list[int]:
+    """``chosen`` with any window swapped for another that covers more score with the rest.
+
+    Greedy ties are broken blindly: on six white chips in a row that end in a second, crossing
+    sequence, it may take the five that leave the sixth uncovered; swapping that window for its
+    neighbour covers all of them, which is how the players flipped them.
+    """
+    chosen = list(chosen)
+    for _ in range(2 * len(chosen)):
+        swapped = False
+        for i in range(len(chosen)):
+            others = chosen[:i] + chosen[i + 1 :]
+            covered = np.zeros(SIZE * SIZE, dtype=bool)
+            for w in others:
+                covered[_WINDOW_CELLS[w]] = True
+            total = np.where(covered[_WINDOW_CELLS], 0.0, score[_WINDOW_CELLS]).sum(axis=1)
+            fits = np.all(_SHARED[others] <= 1, axis=0) if others else np.ones(len(_WINDOW_CELLS), dtype=bool)
+            total[~fits] = -np.inf
+            best = int(total.argmax())
+            if total[best] > total[chosen[i]] + 1e-6:
+                chosen[i] = best
+                swapped = True
+        if not swapped:
             break
-        mine = np.zeros(SIZE * SIZE, dtype=bool)
-        mine[_WINDOW_CELLS[best]] = True
-        taken |= mine
-        allowed &= mine[_WINDOW_CELLS].sum(axis=1) <= 1
-    taken[_CORNER_CELLS] = False
-    return taken
+    return chosen
 
 
 def read_flipped_as_lines(labels: list[list[str]], confidence: np.ndarray, chip_logit: np.ndarray,
