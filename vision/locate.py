@@ -194,6 +194,11 @@ class LocateConfig:
     refine_top: int = 3
     thorough_top: int = 8
     """How many leading placements a ``thorough`` search registers (``refine_top`` otherwise)."""
+    deep_top: int = 12
+    """When no stage's leading placements pass, each stage's placements ranked up to this are
+    registered too (in stage order), before the search gives up (see ``_deep_search``)."""
+    deep_gap_support: float = 0.25
+    """Gap-lattice support a placement found that way needs when the ink alone placed it."""
     white_blur_px: float = 0.7
     align_steps_cells: tuple[float, ...] = (0.2, 0.1, 0.05)
     """Step sizes (in cells) of the local lattice search, coarse to fine."""
@@ -307,13 +312,14 @@ def locate_grid(
         (lambda: _with_hypotheses(table_quads(frame, config), raw_white, sat, config) if config.use_table else [],
          last_resort),
     ]
-    best, candidates = None, []
+    best, candidates, deferred = None, [], []
+    top = config.thorough_top if config.thorough else config.refine_top
     for number, (stage, stage_config) in enumerate(stages):
         more = [c for c in stage() if _plausible(c, (w, h), config, aspect=False)]
         candidates += more
-        found = _search(frame, gray, white, more, stage_config)
-        if _accepted(found, config) and not _accepted(found, stage_config):
-            found = None  # (it passes only the usual test, which this stage does not trust)
+        leaders = _leaders(frame, more, stage_config)
+        deferred.append((leaders[top : config.deep_top], stage_config))
+        found = _trusted(_register_leaders(frame, gray, white, leaders[:top], stage_config), config, stage_config)
         best = _better(best, found, config)
         # A weak pass from the outlines alone may be a lattice bent off the cards in one
         # corner; the grids fitted inside the outlines are tried before settling for it,
@@ -321,6 +327,8 @@ def locate_grid(
         weak_pass_ok = not config.thorough and (number >= 1 or (best is not None and best.z >= config.full_z))
         if _accepted(best, config) and (best.placed or weak_pass_ok):
             break
+    if not config.thorough and not _accepted(best, config):
+        best = _deep_search(frame, gray, white, deferred, best, config)
     if not candidates:
         return GridFit.failed("no board: nothing in the frame looks like a grid of cards")
     if best is None or not _accepted(best, config):
@@ -534,6 +542,37 @@ def _finish(frame, gray, white, match: InkMatch, config: LocateConfig) -> InkMat
     return match
 
 
+def _deep_search(frame, gray, white, deferred: list, best: InkMatch | None, config: LocateConfig) -> InkMatch | None:
+    """Register the placements ranked below the leaders, stage by stage, until one passes.
+
+    The quick look ranks placements roughly (a weak print reads near chance at its resolution),
+    so the board can rank below the leaders. ``deferred`` holds each stage's placements and
+    config. Many more lattices are tried here, so the looser rules for the leaders are left out:
+    the free corners place none (a lattice a fraction of a cell off passed at z 3.5), a grid
+    the gaps place needs z ``min_z_placed`` (a turn told at z 2.9 was wrong), and one the ink
+    alone placed needs the card gaps along it (``deep_gap_support``: lattices cells off the
+    board passed the ink test by chance, with no gaps there).
+    """
+    for leaders, stage_config in deferred:
+        deep = replace(stage_config, use_corners=False, min_z_placed_clear=stage_config.min_z_placed)
+        for corners in leaders:
+            found = _trusted(_register_leaders(frame, gray, white, [corners], deep), config, deep)
+            if _accepted(found, config) and not found.placed and _gap_fit(gray, found.corners, config)[2] < (
+                config.deep_gap_support
+            ):
+                found = None
+            best = _better(best, found, config)
+            if _accepted(best, config):
+                return best
+    return best
+
+
+def _trusted(found: InkMatch | None, config: LocateConfig, stage_config: LocateConfig) -> InkMatch | None:
+    """A stage's result, or None when it passes only the usual test (``config``) and not the
+    stricter one of its stage (``stage_config``), which the stage does not trust."""
+    return None if _accepted(found, config) and not _accepted(found, stage_config) else found
+
+
 def _better(a: InkMatch | None, b: InkMatch | None, config: LocateConfig) -> InkMatch | None:
     """The better of two placements: an accepted one over one that is not, then one the card
     gaps placed (a grid bent over part of the cards can show the layout as strongly, but the
@@ -570,15 +609,23 @@ def _evidence(match: InkMatch) -> tuple[float, float]:
 
 def _search(frame, gray, white, candidates: list, config: LocateConfig) -> InkMatch | None:
     """Register the most promising placements, best first, until one shows the layout strongly
-    (``thorough``: until the card gaps place one; the best is kept, see ``_better``).
+    (``thorough``: until the card gaps place one; the best is kept, see ``_better``): the
+    leading placements of ``_leaders``, registered on the lattice, placed again and scored.
+    """
+    top = config.thorough_top if config.thorough else config.refine_top
+    return _register_leaders(frame, gray, white, _leaders(frame, candidates, config)[:top], config)
 
-    Every rough candidate is placed by a quick look at the ink (a few cells each way); the
+
+def _leaders(frame, candidates: list, config: LocateConfig) -> list[np.ndarray]:
+    """The rough candidates worth registering, one per quick placement, the most voted first.
+
+    Every candidate is placed by a quick look at the ink (a few cells each way); the
     candidates that come from the board land on the same placement, so placements are
-    ranked by their summed evidence (a vote, steadier than any one rough candidate's score).
-    The leaders are registered on the lattice, placed again and scored.
+    ranked by their summed evidence (a vote, steadier than any one rough candidate's score),
+    and each is represented by its candidate that read the layout most strongly.
     """
     if not candidates:
-        return None
+        return []
     # Clockwise as seen: a mirrored corner order would read the layout mirrored.
     quick = [ink_match(frame, order_as_seen(c), config, config.rank_reach, config.ink_coarse) for c in candidates]
     clusters: list[list[int]] = []
@@ -596,11 +643,16 @@ def _search(frame, gray, white, candidates: list, config: LocateConfig) -> InkMa
     # The strongest read of a placement counts fully, the other candidates on it a little
     # (many weak duplicates must not outvote one candidate that reads the layout clearly).
     clusters.sort(key=lambda cl: -_vote(sorted((quick[i].z for i in cl), reverse=True), config))
+    return [order_as_seen(candidates[max(cluster, key=lambda i: quick[i].z)]) for cluster in clusters]
+
+
+def _register_leaders(frame, gray, white, leaders: list[np.ndarray], config: LocateConfig) -> InkMatch | None:
+    """Register the given leaders in turn until one passes (``thorough``: until the card gaps
+    place one); the best placement of those registered (``_better``), or None."""
     best = None
     size = (frame.shape[1], frame.shape[0])
-    for cluster in clusters[: config.thorough_top if config.thorough else config.refine_top]:
-        leader = max(cluster, key=lambda i: quick[i].z)
-        match = _register(frame, gray, white, order_as_seen(candidates[leader]), config)
+    for corners in leaders:
+        match = _register(frame, gray, white, corners, config)
         if not _plausible(match.corners, size, config, aspect=False):
             continue
         if not _accepted(match, config) and match.z >= config.min_z - config.polish_below:
