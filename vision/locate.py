@@ -451,7 +451,7 @@ def _placed_turns(
     ``min_z_margin``), the court cards' art may (``orient.with_court_art``); a turn the ink
     tells keeps the ink's z, so placements stay ranked by the same evidence."""
     turns = np.sort(z[window])
-    if turns[-1] >= config.min_z_placed and turns[-1] - turns[-2] >= config.min_z_margin:
+    if _turn_told(float(turns[-1]), float(turns[-2]), config):
         return z[window]
     return with_court_art(z[window], lattice, ink, cells=SIZE + 2 * reach, window=window, white_border=reach)
 
@@ -468,7 +468,7 @@ def _placed_by_corners(
         return None
     dv, du = (int(v) for v in np.unravel_index(int(np.argmax(scores)), scores.shape))
     turns = np.sort(_placed_turns(lattice, reach, z, (dv, du), config, ink))
-    if turns[-1] < config.min_z_placed or turns[-1] - turns[-2] < config.min_z_margin:
+    if not _turn_told(float(turns[-1]), float(turns[-2]), config):
         return None
     return int(dv), int(du)
 
@@ -595,8 +595,14 @@ def _accepted(match: InkMatch | None, config: LocateConfig) -> bool:
     margin = z - runner
     if match.placed and z >= config.min_z_placed_clear and margin >= config.placed_clear_margin:
         return True
-    need = config.min_z_placed if match.placed or match.framed else config.min_z
-    return z >= need and margin >= config.min_z_margin
+    if match.placed or match.framed:
+        return _turn_told(z, runner, config)
+    return z >= config.min_z and margin >= config.min_z_margin
+
+
+def _turn_told(best: float, runner: float, config: LocateConfig) -> bool:
+    """Does a placed grid's best turn (z ``best``) show clearly over the next (``runner``)?"""
+    return best >= config.min_z_placed and best - runner >= config.min_z_margin
 
 
 def _evidence(match: InkMatch) -> tuple[float, float]:
@@ -658,7 +664,9 @@ def _register_leaders(frame, gray, white, leaders: list[np.ndarray], config: Loc
         if not _accepted(match, config) and match.z >= config.min_z - config.polish_below:
             match = _polish(frame, gray, white, match, config)
         best = _better(best, match, config)
-        if _accepted(best, config) and (best.placed or not config.thorough):
+        # A weak pass may be a lattice bent or stretched over part of the cards: the other
+        # leaders (a handful) are registered too, and the strongest kept.
+        if _accepted(best, config) and (best.placed or not config.thorough) and _evidence(best)[0] >= config.full_z:
             break  # (the stages decide whether a weak pass is worth more search)
     return best
 
