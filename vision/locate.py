@@ -664,9 +664,7 @@ def _register_leaders(frame, gray, white, leaders: list[np.ndarray], config: Loc
         if not _accepted(match, config) and match.z >= config.min_z - config.polish_below:
             match = _polish(frame, gray, white, match, config)
         best = _better(best, match, config)
-        # A weak pass may be a lattice bent or stretched over part of the cards: the other
-        # leaders (a handful) are registered too, and the strongest kept.
-        if _accepted(best, config) and (best.placed or not config.thorough) and _evidence(best)[0] >= config.full_z:
+        if _accepted(best, config) and (best.placed or not config.thorough):
             break  # (the stages decide whether a weak pass is worth more search)
     return best
 
