@@ -802,3 +802,33 @@ def test_a_move_read_at_once_does_not_overtake_an_earlier_one_still_being_read()
     done = commits(run(tracker, iter(frames), start=len(ups)))
     assert [u.committed for u in done] == [expected(table)]  # one commit holding both
     assert (done[0].index - len(ups)) / FPS <= 1.0 + 0.5  # the unsure one's patience, and a little
+
+
+def test_searching_backs_off_while_no_board_is_in_view_and_finds_it_when_it_appears() -> None:
+    """A camera set up before the board is out: full searches (0.5-2 s of CPU each when they
+    fail) every half second would keep a core busy all evening. After four failures in a row
+    the interval doubles per failure, up to two seconds; a board put down is then found within
+    two seconds, and a found board resets the count."""
+    table = Table(new_game=True, seed=5)
+    tracker = BoardTracker(edition="classic", reader=EmptyLookReader(Table(new_game=True, seed=99).frame()))
+    calls: list[float] = []
+    appears = 20.0
+
+    def locate(frame: np.ndarray) -> np.ndarray | None:
+        calls.append(tracker._last_search)
+        return table.corners() if tracker._last_search >= appears else None
+
+    tracker._locate = locate  # type: ignore[method-assign]
+    bare = np.full((SIZE_WH[1], SIZE_WH[0], 3), TABLE_BGR, np.uint8)
+    n = int(appears * FPS)
+    ups = run(tracker, (bare for _ in range(n)))
+    gaps = np.diff(calls)
+    frame = 1.0 / FPS
+    assert calls[0] == 0.0 and np.all((gaps[:3] >= 0.5) & (gaps[:3] <= 0.5 + frame + 1e-9))  # four at once
+    assert gaps.max() <= 2.0 + frame + 1e-9 and gaps[-1] >= 2.0  # then backed off, capped
+    assert len(calls) <= 4 + (appears - 2.0) / 2.0 + 2  # against 40 searches without it
+    assert ups[-1].state in ("searching", "no_board")
+    out = run(tracker, (table.frame() for _ in range(int(3 * FPS))), start=n)
+    found = next(i for i, u in enumerate(out) if u.corners is not None)
+    assert found * frame <= 2.0 + frame + 1e-9
+    assert tracker._failed_searches == 0

@@ -181,6 +181,11 @@ class TrackConfig:
     """How long the message keeps saying the grid may be off after the last evidence of it."""
     search_every_seconds: float = 0.5
     """How often to run full localisation while no grid is locked (it costs ~100 ms)."""
+    search_backoff_after: int = 4
+    search_every_max_seconds: float = 2.0
+    """After this many failed searches in a row the interval doubles per failure, up to the
+    maximum: a failed search costs 0.5-2 s of CPU, and a camera that sees no board (set up
+    before the board is out) must not keep a core busy all evening."""
     lost_after_seconds: float = 2.0
     """Unreadable for this long: the state says ``no_board``."""
 
@@ -274,6 +279,7 @@ class BoardTracker:
         self._index = -1
         self._t = 0.0
         self._last_search = -math.inf
+        self._failed_searches = 0
         self._unreadable_since: float | None = None
         self.committed: np.ndarray | None = None
         self._reset_lock_state()
@@ -357,14 +363,25 @@ class BoardTracker:
             self.edition = self.edition or guess_edition(self._given, (frame.shape[1], frame.shape[0]))[0]
             self._lock(self._given, frame)
             return True
-        if t - self._last_search < self.config.search_every_seconds:
+        if t - self._last_search < self._search_interval():
             return False
         self._last_search = t
         found = self._locate(frame)
         if found is None:
+            self._failed_searches += 1
             return False
+        self._failed_searches = 0
         self._lock(found, frame)
         return True
+
+    def _search_interval(self) -> float:
+        """Seconds between searches: ``search_every_seconds``, doubling per failure after
+        ``search_backoff_after`` failures in a row, up to ``search_every_max_seconds``."""
+        cfg = self.config
+        extra = self._failed_searches - cfg.search_backoff_after + 1
+        if extra <= 0:
+            return cfg.search_every_seconds
+        return min(cfg.search_every_max_seconds, cfg.search_every_seconds * 2.0 ** min(extra, 16))
 
     def _locate(self, frame: np.ndarray) -> np.ndarray | None:
         """Full detection (reference first when there is one); canonical corners or None."""
