@@ -120,13 +120,14 @@ def test_ink_places_a_lattice_registered_whole_cells_off(scenes):
 
 def test_corner_order_of_a_candidate_does_not_matter(scenes):
     # Candidates come clockwise or mirrored (from line segments); both must read the layout.
-    from vision.locate import _search
+    from vision.locate import _leaders, _register_leaders
 
     scene = scenes[(1, "classic")]
     gray = cv2.cvtColor(scene.frame, cv2.COLOR_BGR2GRAY)
     white = _whiteness(scene.frame)
     mirrored = order_as_seen(scene.corners)[[0, 3, 2, 1]]
-    match = _search(scene.frame, gray, white, [mirrored], LocateConfig())
+    leaders = _leaders(scene.frame, [mirrored], LocateConfig())
+    match = _register_leaders(scene.frame, gray, white, leaders, LocateConfig())
     assert match is not None and match.z > LocateConfig().min_z
 
 

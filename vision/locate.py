@@ -430,10 +430,10 @@ def ink_match(
         framed = _placed_by_corners(lattice, r, z, config, ink)  # (only where the ink alone falls short)
     art = None
     if placed is not None or framed is not None:
-        dv, du = placed if placed is not None else framed
+        dv, du = placed if placed is not None else framed[0]
         ink_turns = np.sort(z[dv, du])
         best, runner = float(ink_turns[-1]), float(ink_turns[-2])
-        turns = np.sort(_placed_turns(lattice, r, z, (dv, du), config, ink))
+        turns = np.sort(_placed_turns(lattice, r, z, (dv, du), config, ink) if framed is None else framed[1])
         if turns[-1] > best:
             art = float(turns[-1]), float(turns[-2])
     shift = np.array([[1, 0, du - r], [0, 1, dv - r], [0, 0, 1.0]])
@@ -458,19 +458,21 @@ def _placed_turns(
 
 def _placed_by_corners(
     lattice: np.ndarray, reach: int, z: np.ndarray, config: LocateConfig, ink: OrientConfig
-) -> tuple[int, int] | None:
-    """The whole-cell shift ``(dv, du)`` that the four free corners frame clearly, if the ink
-    (and art) then show one turn of the layout clearly (``min_z_placed``, ``min_z_margin``);
-    else None, and the placement is left to the ink over every shift."""
+) -> tuple[tuple[int, int], np.ndarray] | None:
+    """The whole-cell shift ``(dv, du)`` that the four free corners frame clearly, and its turns'
+    z (``_placed_turns``), if the ink (and art) then show one turn of the layout clearly
+    (``min_z_placed``, ``min_z_margin``); else None, and the placement is left to the ink over
+    every shift."""
     scores = free_corner_scores(lattice, SIZE + 2 * reach)
     top = np.sort(scores, axis=None)
     if top[-1] - top[-2] < config.corner_margin:
         return None
     dv, du = (int(v) for v in np.unravel_index(int(np.argmax(scores)), scores.shape))
-    turns = np.sort(_placed_turns(lattice, reach, z, (dv, du), config, ink))
-    if not _turn_told(float(turns[-1]), float(turns[-2]), config):
+    turns = _placed_turns(lattice, reach, z, (dv, du), config, ink)
+    ranked = np.sort(turns)
+    if not _turn_told(float(ranked[-1]), float(ranked[-2]), config):
         return None
-    return int(dv), int(du)
+    return (dv, du), turns
 
 
 def _placed_by_gaps(gray: np.ndarray, corners: np.ndarray, reach: int, config: LocateConfig) -> tuple[int, int] | None:
@@ -611,15 +613,6 @@ def _evidence(match: InkMatch) -> tuple[float, float]:
     if match.art_z is not None and match.art_runner is not None:
         return match.art_z, match.art_runner
     return match.z, match.runner_up
-
-
-def _search(frame, gray, white, candidates: list, config: LocateConfig) -> InkMatch | None:
-    """Register the most promising placements, best first, until one shows the layout strongly
-    (``thorough``: until the card gaps place one; the best is kept, see ``_better``): the
-    leading placements of ``_leaders``, registered on the lattice, placed again and scored.
-    """
-    top = config.thorough_top if config.thorough else config.refine_top
-    return _register_leaders(frame, gray, white, _leaders(frame, candidates, config)[:top], config)
 
 
 def _leaders(frame, candidates: list, config: LocateConfig) -> list[np.ndarray]:

@@ -219,10 +219,7 @@ def lattice_art(lattice: np.ndarray, config: OrientConfig, *, cells: int = SIZE,
     the centre discs are converted (a quarter of the lattice).
     """
     n = config.cell_px
-    side = cells * n
-    inner = lattice[white_border * n : side - white_border * n : 2, white_border * n : side - white_border * n : 2]
-    channels = np.ascontiguousarray(inner.transpose(2, 0, 1)).reshape(3, -1)
-    white = np.maximum(_row_percentile(channels, config.white_percentile).astype(np.float32), 1.0)
+    white = np.maximum(_board_white(_inner(lattice, n, cells, white_border), config), 1.0)
     index = _disc_index(cells, n, config.art_radius)  # (cells * cells, P)
     px = np.take(lattice.reshape(-1, 3), index.ravel(), axis=0).astype(np.float32)
     px *= 255.0 / white
@@ -294,8 +291,7 @@ def lattice_redness(grid: np.ndarray, config: OrientConfig, *, cells: int = SIZE
     """``cell_redness`` of an already rectified lattice (``ink_lattice``), so one warp serves
     several ways of reading it."""
     n = config.cell_px
-    side = cells * n
-    inner = grid[white_border * n : side - white_border * n : 2, white_border * n : side - white_border * n : 2]
+    inner = _inner(grid, n, cells, white_border)
     # Only the pixels of each cell's corner ring are read (a fifth of the lattice).
     # Channels as rows throughout (``(3, P)``): each is then contiguous for what follows.
     planar, cell_of = _ring_channels(n, config.ring_inner, config.ring_outer, cells)
@@ -303,8 +299,7 @@ def lattice_redness(grid: np.ndarray, config: OrientConfig, *, cells: int = SIZE
         whites = _cell_whites(inner, cells - 2 * white_border, white_border, config).reshape(-1, 3)
         white = np.take(whites.T, cell_of, axis=1)
     else:
-        channels = np.ascontiguousarray(inner.transpose(2, 0, 1)).reshape(3, -1)
-        white = _row_percentile(channels, config.white_percentile).astype(np.float32)[:, None]
+        white = _board_white(inner, config)[:, None]
     px = np.take(grid, planar).astype(np.float32) / np.maximum(white, 1.0)
     np.clip(px, 0.0, 1.0, out=px)
     b, g, r = px
@@ -320,6 +315,19 @@ def lattice_redness(grid: np.ndarray, config: OrientConfig, *, cells: int = SIZE
     ok = cells_w >= config.min_ink_weight
     out[ok] = cells_r[ok] / cells_w[ok]
     return out
+
+
+def _inner(lattice: np.ndarray, cell_px: int, cells: int, white_border: int) -> np.ndarray:
+    """Every second pixel of a rectified lattice inside ``white_border`` cells (the board's own
+    cells, where its white is read; a wider search lattice's border is table or margin)."""
+    lo, hi = white_border * cell_px, (cells - white_border) * cell_px
+    return lattice[lo:hi:2, lo:hi:2]
+
+
+def _board_white(inner: np.ndarray, config: OrientConfig) -> np.ndarray:
+    """The board's one white, ``(3,)`` float32 BGR: a high percentile of each channel of ``inner``."""
+    channels = np.ascontiguousarray(inner.transpose(2, 0, 1)).reshape(3, -1)
+    return _row_percentile(channels, config.white_percentile).astype(np.float32)
 
 
 def _row_percentile(values: np.ndarray, q: float) -> np.ndarray:

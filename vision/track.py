@@ -180,7 +180,8 @@ class TrackConfig:
     fit_doubt_seconds: float = 30.0
     """How long the message keeps saying the grid may be off after the last evidence of it."""
     search_every_seconds: float = 0.5
-    """How often to run full localisation while no grid is locked (it costs ~100 ms)."""
+    """How often to run full localisation while no grid is locked (about 100 ms when it finds
+    the board; see the back-off below for when it does not)."""
     search_backoff_after: int = 4
     search_every_max_seconds: float = 2.0
     """After this many failed searches in a row the interval doubles per failure, up to the
