@@ -312,6 +312,27 @@ def test_a_thorough_search_keeps_looking_past_a_bent_lattice_that_passes():
     assert corner_error(fit.corners, truth) < 0.01
 
 
+def test_the_empty_board_search_registers_past_a_weak_placement_of_the_gaps():
+    """An easy, sharp empty board: the first leader registers to a lattice stretched over the
+    margin that the card gaps "place" while the ink shows the layout weakly (z 3.8); the
+    board itself (z 9) is a later leader. (When written, the search stopped at the first and
+    returned a grid 1.9 cells off, and every frame read against it would have been off too.)"""
+    scene = render(random_spec(1090, edition="classic", difficulty="easy"), empty=True)
+    fit = locate_grid(scene.frame, config=LocateConfig.for_empty_board())
+    assert fit, fit.reason
+    assert corner_error(fit.corners, order_as_seen(scene.corners)) < 0.01
+
+
+@pytest.mark.parametrize("seed, difficulty", [(1129, "normal"), (1293, "hard")])
+def test_the_empty_board_is_not_placed_by_the_free_corners_alone(seed, difficulty):
+    """Empty Jumbo mats whose ink is weak: the four free corners framed a grid 1.5 and 4.3
+    cells off, and the ink then told a turn. For the one-off look at the empty board a grid
+    not found (the frames are then located on their own) is far better than a wrong one."""
+    scene = render(random_spec(seed, edition="jumbo", difficulty=difficulty), empty=True)
+    fit = locate_grid(scene.frame, config=LocateConfig.for_empty_board())
+    assert not fit or corner_error(fit.corners, order_as_seen(scene.corners)) < 0.01
+
+
 def test_placements_ranked_below_the_leaders_are_registered_before_giving_up():
     """A Jumbo mat on gingham: the quick ink look ranks the one outline that registers onto
     the board (the table's colours, four cells off) tenth of its stage, below weak duplicates;
