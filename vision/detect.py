@@ -321,7 +321,7 @@ def _read(frame: np.ndarray, placed: _Placement, reference: np.ndarray | None, p
         if config.flipped is not None and "flipped" in model.labels:
             labels, confidence = read_flipped_as_lines(
                 reading.labels, reading.confidence, reading.features["chip_logit"],
-                reading.features["proto_dist"], model.labels, config.flipped)
+                reading.features["proto_dist"], model.labels, config.flipped, reading.features)
             reading = replace(reading, labels=labels, confidence=confidence)
         return reading
 
