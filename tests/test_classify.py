@@ -111,6 +111,18 @@ def test_glare_makes_the_reader_unsure_rather_than_wrong():
         assert reading.confidence[r, c] < 0.9
 
 
+def test_pale_blue_chips_in_an_overexposed_glare_are_read_blue_not_green():
+    """Seed 8084 (hard, classic): the whole board is clipped white and a glare washes the blue
+    chips below it to pale cyan, which a Lab distance took for green; their hue still says blue."""
+    scene = render(random_spec(8084, edition="classic", difficulty="hard"))
+    reading = _read(scene)
+    for cell in ((3, 6), (3, 8), (4, 7), (8, 6), (8, 9)):
+        assert scene.labels[cell[0]][cell[1]] == "blue"
+        assert reading.labels[cell[0]][cell[1]] == "blue", cell
+    truth = np.array(scene.labels, dtype=object)
+    assert not ((truth == "blue") & (np.array(reading.labels, dtype=object) == "green")).sum() > 1
+
+
 def test_a_taught_marker_is_read_under_its_team_name():
     """Green discs taught as the "red" team's marker (as coins were in one rule sheet)."""
     cells = _cells_where(lambda card: True)

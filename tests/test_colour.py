@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from vision.colour import ColourModel, balanced_lab
+from vision.colour import CLIP_DRIFT, ColourModel, balanced_lab, display_hue, hue_sectors
 
 
 def _patch(bgr, n=200, noise=6.0, seed=0):
@@ -78,3 +78,40 @@ def test_learning_refuses_unknown_labels_and_empty_samples():
         ColourModel.learn({"purple": [_patch((1, 2, 3))]})
     with pytest.raises(ValueError, match="no pixels"):
         ColourModel.learn({"blue": [np.zeros((0, 3), np.uint8)]})
+
+
+def _hue_label(model, bgr):
+    lab = balanced_lab((np.array(bgr, np.float32) / 255.0).reshape(1, 1, 3)).reshape(3)
+    return model.labels[int(model.hue_labels(lab))]
+
+
+def test_a_washed_out_chip_keeps_its_hue():
+    classic = ColourModel.default("classic")
+    blue, green, red = (170, 70, 20), (60, 150, 30), (40, 40, 190)
+    for bgr in (blue, green, red):
+        for glare in (0.0, 0.5, 0.8):  # white light added: lighter and paler, same channel order
+            washed = np.array(bgr) * (1 - glare) + 255 * glare
+            assert _hue_label(classic, washed) == _classify(classic, bgr)
+    # Glare clipped the blue channel and nearly the green: a pale cyan the Lab distance calls
+    # green, the hue sector blue.
+    cyan = (253, 250, 200)
+    assert _classify(classic, cyan) == "green"
+    assert _hue_label(classic, cyan) == "blue"
+
+
+def test_display_hue_is_the_hsv_hue_of_the_balanced_colour():
+    for bgr, hue in (((0, 0, 255), 0.0), ((0, 255, 255), 60.0), ((255, 255, 0), 180.0), ((255, 0, 0), 240.0)):
+        lab = balanced_lab((np.array(bgr, np.float32) / 255.0).reshape(1, 1, 3)).reshape(3)
+        assert abs((float(display_hue(lab)) - hue + 180) % 360 - 180) < 1.0
+
+
+def test_hue_sectors_claim_a_prototypes_sextant_and_drift_past_a_shared_tie():
+    # blue (B top) and green (G top) wash out towards cyan (180); the brighter blue drifts past it
+    table = hue_sectors(((0, 225.0, 0.63), (1, 143.0, 0.49), (2, 2.0, 0.8)))
+    assert table[int(180 - CLIP_DRIFT)] == 0 and table[int(180 - CLIP_DRIFT) - 1] == 1
+    assert table[120] == 1 and table[239] == 0 and table[0] == 2 and table[59] == 2
+    assert (table[60:120] == -1).all() and (table[240:360] == -1).all()  # no chip washes there
+    # red and yellow share a sextant: neither claims it
+    table = hue_sectors(((0, 2.0, 0.8), (1, 45.0, 0.95), (2, 225.0, 0.63)))
+    assert (table[0:60] == -1).all() and (table[180:240] == 2).all()
+    assert (hue_sectors(()) == -1).all()

@@ -19,8 +19,10 @@ All 100 cells are read at once from the rectified grid (``vision.warp``): fixed 
 3. *Decision* (``CellReader.decide``): a small network over those named cues
    (``vision.cell_model``, fitted by ``benchmarks/fit_cell_model.py``; on the Jumbo mat without
    a reference a second one, over more cues, may add white chips) says whether a chip is
-   there; the label of a chip is its nearest colour prototype; the confidence is the network's
-   probability times the colour margin, lowered where the camera clipped.
+   there; the label of a chip is its nearest colour prototype, or where that is a team colour
+   the one whose hue sector holds the disc's hue (``ColourModel.hue_labels``: glare washes a
+   chip's lightness and chroma, not its hue); the confidence is the network's probability times
+   the colour margin, lowered where the camera clipped.
 
 ``CellReader`` prepares the index sets once; ``read`` is the per-frame hot path, and
 ``CellReading.features`` exposes every per-cell cue (``(10, 10)``) for the live tracker.
@@ -529,13 +531,22 @@ class CellReader:
         out[np.ix_(no_white, white)] = self.config.unreachable_distance
         return out
 
+    def _chip_colour(self, nearest: np.ndarray, core_lab: np.ndarray, names: np.ndarray) -> np.ndarray:
+        """Prototype index of each cell's chip colour ``(100,)``: where the nearest prototype is a
+        colour, the one whose hue sector holds the disc's hue (a washed-out chip keeps its hue,
+        not its lightness or chroma); a white nearest prototype is kept."""
+        by_hue = self.colour_model.hue_labels(core_lab)
+        coloured = (names[nearest] != "flipped") & (by_hue >= 0)
+        return np.where(coloured, by_hue, nearest)
+
     def decide(
         self, feats: dict[str, np.ndarray], *, white_possible: np.ndarray | None = None
     ) -> tuple[list[list[str]], np.ndarray, np.ndarray]:
         """Labels ``(10, 10)``, confidence ``(10, 10)`` and chip logit ``(100,)`` from features.
 
         A chip is there when the network says so; its label is the nearest colour prototype
-        (white included, so a white chip found by the reference comparison is still "flipped").
+        (white included, so a white chip found by the reference comparison is still "flipped"),
+        a team colour chosen by the disc's hue (see ``_chip_colour``).
         Where that prototype is white, the Jumbo white-chip network may also say so: it finds
         white chips the first one misses in glare, and leaves every other decision alone.
         ``white_possible`` (``(10, 10)`` bool, None: everywhere): where a white chip can be at
@@ -547,8 +558,7 @@ class CellReader:
         logit = self.chip_net.logit(inputs)
         names = np.array(self.colour_model.labels, dtype=object)
         dist = self._allowed_distances(feats["proto_dist"], names, white_possible)
-        order = np.argsort(dist, axis=1)
-        best = order[:, 0]
+        best = self._chip_colour(dist.argmin(axis=1), feats["core_lab"], names)
         white_net = self.white_chip_net
         if white_net is not None:
             white = names[best] == "flipped"
@@ -557,7 +567,9 @@ class CellReader:
         p_chip = _sigmoid(logit)
         rows = np.arange(N_CELLS)
         if dist.shape[1] > 1:
-            colour_conf = _sigmoid(cfg.colour_margin_gain * (dist[rows, order[:, 1]] - dist[rows, best]))
+            others = dist.copy()
+            others[rows, best] = np.inf
+            colour_conf = _sigmoid(cfg.colour_margin_gain * (others.min(axis=1) - dist[rows, best]))
         else:
             colour_conf = np.ones(N_CELLS, np.float32)
         chip = logit > 0

@@ -58,6 +58,13 @@ CHROMA_LOG_SPREAD = 0.5
 CHROMA_FLOOR = 1.0
 """Chroma along the prototype's hue below this counts as this (grey has no hue to compare)."""
 
+SEXTANT = 60.0
+"""Degrees of display hue over which the order of the three channels stays the same."""
+CLIP_DRIFT = 6.0
+"""Degrees a washed-out colour may pass the edge where its two brightest channels tie: the one
+whose brightest channel is brighter clips first, and blur lowers the clipped channel below the
+rising one (set on seeds 5600-5899 and 8000-8119, hard classic frames)."""
+
 SPREAD_FLOOR: tuple[float, float, float] = (8.0, 5.0, 5.0)
 """Smallest spread a learned prototype may have (a few pixels must not make it razor-thin)."""
 
@@ -151,6 +158,22 @@ class ColourModel:
             out.append(np.sqrt(d_l * d_l + across * across + ratio * ratio))
         return np.stack(out, axis=-1).astype(np.float32)
 
+    def hue_labels(self, lab: np.ndarray) -> np.ndarray:
+        """Index (into ``labels``) of the coloured prototype whose hue sector holds each Lab
+        triple's display hue, ``(...,)`` int; -1 where no prototype claims that hue.
+
+        A washed-out chip (glare, overexposure) keeps little of its lightness or chroma, but adding
+        white light, a gain or clipping the brightest channel never reorders the three channels:
+        its display hue stays in the prototype's sextant (see ``hue_sectors``), where a Lab
+        distance would take a pale blue chip, turned cyan, for green.
+        """
+        return self._hue_sectors[np.minimum(display_hue(lab).astype(np.intp), 359)]
+
+    @functools.cached_property
+    def _hue_sectors(self) -> np.ndarray:
+        """``hue_sectors`` of this model's coloured prototypes (computed on first use)."""
+        return hue_sectors(_coloured_hues(tuple(tuple(self.prototypes[name].mean) for name in self.labels)))
+
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form, as stored in a calibration profile."""
         return {
@@ -206,6 +229,66 @@ def _distance_constants(centre: tuple[float, ...], spread_: tuple[float, ...]) -
     return mean, spread, chroma, mean[1] / chroma, mean[2] / chroma, ab_spread, log_spread
 
 
+@functools.lru_cache(maxsize=16)
+def _coloured_hues(means: tuple[tuple[float, ...], ...]) -> tuple[tuple[int, float, float], ...]:
+    """(label index, display hue, brightest display channel) of each coloured prototype among
+    the Lab ``means`` (in label order): what ``hue_sectors`` needs, computed once per model."""
+    out = []
+    for i, centre in enumerate(means):
+        mean = np.asarray(centre, np.float32)
+        if np.hypot(mean[1], mean[2]) >= HUE_CHROMA_MIN:
+            out.append((i, round(float(display_hue(mean)), 3), round(float(display_bgr(mean).max()), 4)))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=16)
+def hue_sectors(hues: tuple[tuple[int, float, float], ...]) -> np.ndarray:
+    """Which prototype claims each whole degree of display hue: ``(360,)`` int (-1: none).
+
+    ``hues``: (label index, display hue, brightest channel) of each coloured prototype. A
+    prototype alone in its sextant claims it: its channel order, which washing out keeps. Where
+    two claimed sextants meet at an edge both wash out towards (their two brightest channels
+    tie there), the one whose brightest channel is brighter clips first and claims
+    ``CLIP_DRIFT`` degrees past it. Hues no washed-out prototype reaches, and sextants shared by
+    two prototypes, are claimed by none (the Lab distance decides there).
+    """
+    table = np.full(360, -1, dtype=np.intp)
+    sextant_of = [int(hue // SEXTANT) % 6 for _, hue, _ in hues]
+    owner = {s: hues[k] for k, s in enumerate(sextant_of) if sextant_of.count(s) == 1}
+    for s, (index, _, _) in owner.items():
+        table[int(s * SEXTANT) : int((s + 1) * SEXTANT)] = index
+    drift = round(CLIP_DRIFT)
+    for s, (index, _, top) in owner.items():
+        edge = int((s + 1) * SEXTANT)  # the sextant's upper edge, shared with the next one
+        after = owner.get((s + 1) % 6)
+        if after is None or (s + 1) % 2 == 0 or drift == 0:
+            continue  # no neighbour there, or an edge where the two dimmest channels tie
+        if top > after[2]:
+            table[np.arange(edge, edge + drift) % 360] = index
+        elif after[2] > top:
+            table[np.arange(edge - drift, edge) % 360] = after[0]
+    return table
+
+
+def display_bgr(lab: np.ndarray) -> np.ndarray:
+    """White-balanced display BGR (1.0 = the board's white) of Lab triples ``(..., 3)``: the
+    inverse of ``balanced_lab`` (below its clipping)."""
+    lab = np.asarray(lab, dtype=np.float32)
+    f = lab @ _LAB_TO_F + _LAB_TO_F_OFFSET
+    return np.sqrt(np.maximum((f * f * f) @ _XYZ_TO_BGR.T, 0.0))
+
+
+def display_hue(lab: np.ndarray) -> np.ndarray:
+    """HSV hue in degrees ``[0, 360)`` of white-balanced Lab triples ``(..., 3)``: back in
+    display values a chip's channel order is plain, and adding white light or a gain keeps it."""
+    bgr = display_bgr(lab)
+    b, g, r = bgr[..., 0], bgr[..., 1], bgr[..., 2]
+    top = np.maximum(np.maximum(b, g), r)
+    span = np.maximum(top - np.minimum(np.minimum(b, g), r), 1e-6)
+    sector = np.where(top == r, (g - b) / span, np.where(top == g, (b - r) / span + 2.0, (r - g) / span + 4.0))
+    return (sector * SEXTANT) % 360.0
+
+
 def _triple(value: object, what: str) -> tuple[float, float, float]:
     if not isinstance(value, (list, tuple)) or len(value) != 3:
         raise ValueError(f"{what} must be a list of 3 numbers, got {value!r}")
@@ -224,6 +307,10 @@ _BGR_TO_XYZ = np.array(
     dtype=np.float32,
 )
 _BGR_TO_XYZ /= _BGR_TO_XYZ.sum(axis=1, keepdims=True)
+_XYZ_TO_BGR = np.linalg.inv(_BGR_TO_XYZ).astype(np.float32)
+_LAB_TO_F = np.array([[1 / 116, 1 / 116, 1 / 116], [1 / 500, 0.0, 0.0], [0.0, 0.0, -1 / 200]], dtype=np.float32)
+_LAB_TO_F_OFFSET = np.full(3, 16 / 116, dtype=np.float32)
+"""(L, a, b) -> (fX, fY, fZ): the inverse of the last, linear step of CIE Lab (``_F_TO_LAB``)."""
 _EPS = 1e-4
 BALANCED_MAX = 2.0
 """Balanced values are kept up to twice the white: a glossy white chip brighter than the card
