@@ -119,6 +119,13 @@ class LocateConfig:
     """Where the card gaps say nothing, the four free corners (one logo, no card) place the grid
     when the best window's ``orient.free_corner_scores`` beats the next by this much; the ink
     must then show one turn at ``min_z_placed`` (the looser turn rule is for the gaps alone)."""
+    corner_art_margin: float = 5.0
+    art_turn_margin: float = 1.5
+    """Where the corners frame a window by ``corner_art_margin`` and the ink does not tell its turn
+    (a Jumbo mat's pips washed out, most cards under chips), the court cards' art may tell it
+    on its own: the ink and art joined per turn must reach ``min_z_placed`` and beat the next
+    turn by ``art_turn_margin``, where the art places the grid there too. (On rendered normal
+    frames of seeds 3000-3099 no window passing that rule was wrong.)"""
     refine_ransac_iters: int = 100
     """RANSAC iterations of the refining homography (the rough grid already puts most samples on the
     right line, so a few dozen draws find the consensus; 500 cost 15 % of the locate time)."""
@@ -235,6 +242,10 @@ class LocateConfig:
     the cards can pass the ink test but is beaten by the board itself."""
     min_ink_cells: int = 50
     """Cells of the final grid that must show red or black print for the match to count."""
+    min_ink_cells_art: int = 20
+    """The same for a grid the free corners framed and the court cards' art turned: its
+    evidence is not the ink pattern, and a washed-out Jumbo mat under chips shows little print
+    (but some: as many cells as a pattern needs to be read at all, ``OrientConfig.min_cells``)."""
     max_refine_move_cells: float = 1.0
     max_placed_move_cells: float = 2.0
     placed_gap_support: float = 0.4
@@ -352,12 +363,12 @@ def locate_grid(
     # (A grid the free corners placed must look square too: they place, they do not shape.)
     if not _plausible(best.corners, (w, h), config, aspect=best.framed):
         return GridFit.failed("no board: the best grid is not a plausible view of the board", score=best.z)
-    if best.cells < config.min_ink_cells:
+    need = config.min_ink_cells_art if best.framed and best.art_z is not None else config.min_ink_cells
+    if best.cells < need:
         # A grid whose cells mostly show no ink at all lies off the cards (or the print is
         # washed out): the pattern match rests on too few cells to be trusted.
         return GridFit.failed(
-            f"no board: only {best.cells} cells of the best grid show card print (need {config.min_ink_cells})",
-            score=best.z,
+            f"no board: only {best.cells} cells of the best grid show card print (need {need})", score=best.z
         )
     corners = order_as_seen(best.corners)
     aspect = None
@@ -428,8 +439,7 @@ def ink_match(
     runner = max(float(others.max()), float(np.sort(z[dv, du])[-2]))
     framed = None
     clear = best >= config.min_z and best - runner >= config.min_z_margin
-    hopeless = best < config.min_z_placed  # no window's ink could pass even once placed
-    if placed is None and gray is not None and r >= 1 and config.use_corners and not (clear or hopeless):
+    if placed is None and gray is not None and r >= 1 and config.use_corners and not clear:
         framed = _placed_by_corners(lattice, r, z, config, ink)  # (only where the ink alone falls short)
     art = None
     if placed is not None or framed is not None:
@@ -468,12 +478,21 @@ def _placed_by_corners(
     every shift."""
     scores = free_corner_scores(lattice, SIZE + 2 * reach)
     top = np.sort(scores, axis=None)
-    if top[-1] - top[-2] < config.corner_margin:
+    margin = top[-1] - top[-2]
+    if margin < config.corner_margin:
         return None
     dv, du = (int(v) for v in np.unravel_index(int(np.argmax(scores)), scores.shape))
     turns = _placed_turns(lattice, reach, z, (dv, du), config, ink)
     ranked = np.sort(turns)
-    if not _turn_told(float(ranked[-1]), float(ranked[-2]), config):
+    if _turn_told(float(ranked[-1]), float(ranked[-2]), config):
+        return (dv, du), turns
+    if margin < config.corner_art_margin or not ink.court_art:
+        return None
+    # Clearly framed: the art may tell the turn even where the ink's (faint) best turn differs.
+    turns = with_court_art(z[dv, du], lattice, ink, cells=SIZE + 2 * reach, window=(dv, du), white_border=reach,
+                           agree=False)
+    ranked = np.sort(turns)
+    if ranked[-1] < config.min_z_placed or ranked[-1] - ranked[-2] < config.art_turn_margin:
         return None
     return (dv, du), turns
 
@@ -661,6 +680,8 @@ def _register_leaders(frame, gray, white, leaders: list[np.ndarray], config: Loc
             continue
         if not _accepted(match, config) and match.z >= config.min_z - config.polish_below:
             match = _polish(frame, gray, white, match, config)
+        if match.framed and not _plausible(match.corners, size, config):
+            continue  # (the final test: the free corners place a grid, they do not shape it)
         best = _better(best, match, config)
         if _accepted(best, config) and (not config.thorough or (best.placed and best.z >= config.full_z)):
             break  # (the stages decide whether a weak pass is worth more search)

@@ -155,15 +155,17 @@ def orient_grid(
 def turn_z(frame: np.ndarray, corners: np.ndarray, config: OrientConfig = OrientConfig()) -> np.ndarray:
     """``pattern_z`` of each quarter turn of the grid ``corners`` (as seen), ``(4,)``: the
     layout's fine red/black structure, read as the locator reads it when it places a grid
-    (``lattice_pattern_z``)."""
+    (``lattice_pattern_z``), joined with the court cards' art. The grid is placed already, so
+    the art counts even where the ink's own best turn differs (``agree=False``): a washed-out
+    Jumbo mat the locator framed and turned by its art shows too little ink to turn it again."""
     ink = replace(config, cell_px=config.turn_cell_px, highpass_cells=config.turn_highpass_cells)
     lattice = ink_lattice(frame, corners, ink.cell_px, SIZE)
     z, _ = lattice_pattern_z(lattice, ink)
-    return with_court_art(z[0, 0], lattice, ink)
+    return with_court_art(z[0, 0], lattice, ink, agree=False)
 
 
 def with_court_art(turns: np.ndarray, lattice: np.ndarray, config: OrientConfig, *, cells: int = SIZE,
-                   window: tuple[int, int] = (0, 0), white_border: int = 0) -> np.ndarray:
+                   window: tuple[int, int] = (0, 0), white_border: int = 0, agree: bool = True) -> np.ndarray:
     """The ink's z of each turn ``(4,)`` of one placed 10x10 ``window`` of ``lattice``, joined
     with the court cards' art (``court_z``) where ``config.court_art`` asks for it.
 
@@ -172,7 +174,8 @@ def with_court_art(turns: np.ndarray, lattice: np.ndarray, config: OrientConfig,
     stands where it is stronger. The art counts only where it places the grid itself (no other
     window of the lattice matches it better) and the ink's best turn is its best turn too:
     pictures come in adjacent pairs, so a grid placed a cell off still half matches them, and
-    must not borrow their strength unless two independent cues agree.
+    must not borrow their strength unless two independent cues agree. (``agree=False`` drops
+    that last condition, for a window something else has placed firmly.)
     """
     if not config.court_art:
         return turns
@@ -182,7 +185,9 @@ def with_court_art(turns: np.ndarray, lattice: np.ndarray, config: OrientConfig,
     elsewhere[window[0], window[1]] = -np.inf
     if elsewhere.size > here.size and here.max() <= elsewhere.max():
         return turns
-    if int(np.argmax(here)) != int(np.argmax(turns)):
+    if not agree and not turns.any():
+        return here  # too few cells show print to read the ink at all: it must not dilute the art either
+    if agree and int(np.argmax(here)) != int(np.argmax(turns)):
         return turns
     return np.maximum(turns, (turns + here) / np.sqrt(2.0))
 
