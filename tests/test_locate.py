@@ -327,6 +327,18 @@ def test_a_jumbo_mat_whose_pips_wash_out_is_framed_by_its_corners_and_turned_by_
     assert corner_error(o.corners, scene.corners) < 0.01
 
 
+def test_a_board_outline_the_gaps_place_with_weak_ink_does_not_end_the_search():
+    """An easy classic board with wide printed margins: its outline, margin and all, is the
+    first leader, and the card gaps "place" the lattice registered there (the columns are right,
+    the rows stretched over the margins) with the ink at z 3.9. The grids fitted inside the
+    outline come next and show the layout at z 8. (When written, the search stopped at the
+    outline and returned a grid 1.8 cells off, then turned it the wrong way.)"""
+    scene = render(random_spec(1144, edition="classic", difficulty="easy"))
+    fit = locate_grid(scene.frame)
+    assert fit, fit.reason
+    assert corner_error(fit.corners, order_as_seen(scene.corners)) < 0.01
+
+
 def test_the_empty_board_search_registers_past_a_weak_placement_of_the_gaps():
     """An easy, sharp empty board: the first leader registers to a lattice stretched over the
     margin that the card gaps "place" while the ink shows the layout weakly (z 3.8); the

@@ -337,9 +337,11 @@ def locate_grid(
         best = _better(best, found, config)
         # A weak pass from the outlines alone may be a lattice bent off the cards in one
         # corner; the grids fitted inside the outlines are tried before settling for it,
-        # unless the card gaps have placed it (then it lies on the lattice, edge to edge).
+        # unless the card gaps have placed it with the ink clear too (then it lies on the
+        # lattice, edge to edge: gaps placing a board's outline, margin and all, read z 3.9).
         weak_pass_ok = not config.thorough and (number >= 1 or (best is not None and best.z >= config.full_z))
-        if _accepted(best, config) and (best.placed or weak_pass_ok):
+        settled = best is not None and best.placed and (number >= 1 or config.thorough or best.z >= config.min_z)
+        if _accepted(best, config) and (settled or weak_pass_ok):
             break
     if not config.thorough and not _accepted(best, config):
         best = _deep_search(frame, gray, white, deferred, best, config)
