@@ -280,13 +280,12 @@ def display_bgr(lab: np.ndarray) -> np.ndarray:
 
 def display_hue(lab: np.ndarray) -> np.ndarray:
     """HSV hue in degrees ``[0, 360)`` of white-balanced Lab triples ``(..., 3)``: back in
-    display values a chip's channel order is plain, and adding white light or a gain keeps it."""
-    bgr = display_bgr(lab)
-    b, g, r = bgr[..., 0], bgr[..., 1], bgr[..., 2]
-    top = np.maximum(np.maximum(b, g), r)
-    span = np.maximum(top - np.minimum(np.minimum(b, g), r), 1e-6)
-    sector = np.where(top == r, (g - b) / span, np.where(top == g, (b - r) / span + 2.0, (r - g) / span + 4.0))
-    return (sector * SEXTANT) % 360.0
+    display values a chip's channel order is plain, and adding white light or a gain keeps it.
+    (OpenCV's float HSV gives the hue in degrees, and the formula does not mind values over 1.)"""
+    bgr = display_bgr(lab).astype(np.float32)
+    shape = bgr.shape[:-1]
+    hsv = cv2.cvtColor(bgr.reshape(-1, 1, 3), cv2.COLOR_BGR2HSV)
+    return hsv[:, 0, 0].reshape(shape)
 
 
 def _triple(value: object, what: str) -> tuple[float, float, float]:
