@@ -2,15 +2,16 @@
 
 The reader decides "chip or not" with a one-hidden-layer network over named physical cues
 (``CellReader.decision_inputs``). This script renders seeded scenes (standard ones at every
-difficulty, Jumbo scenes rich in flipped chips, and more of those at the hard difficulty,
-where glare hides white chips), computes the cues of every visible cell, fits three networks
+difficulty, more standard ones at the hard difficulty, where glare washes chips out, Jumbo
+scenes rich in flipped chips, and more of those at the hard difficulty, where glare hides
+white chips), computes the cues of every visible cell, fits three networks
 (without and with the empty-board comparison, and on the Jumbo mat without it a second one,
 with more cues, that may add white chips), reports their errors on held-out scenes, and writes
 the JSON. The benchmarks' seeds (1000-1299 for still frames, the low seeds of whole games) are
 never used here.
 
-    .venv/bin/python benchmarks/fit_cell_model.py [--frames 600] [--flipped-frames 200]
-        [--hard-flipped-frames 300] [--hidden 16] [--only jumbo_white]
+    .venv/bin/python benchmarks/fit_cell_model.py [--frames 600] [--hard-frames 600]
+        [--flipped-frames 200] [--hard-flipped-frames 300] [--hidden 16] [--only jumbo_white]
 """
 
 from __future__ import annotations
@@ -30,18 +31,22 @@ from vision.cell_model import MODEL_PATH, ChipNet, load_chip_nets, save_chip_net
 from vision.classify import LOCAL_CUES, TWIN_CUES, CellReader
 from vision.sim import random_spec, render
 
-PLAIN_INPUTS = [
+BASE_INPUTS = [
     "spread", "ring", "ring_median", "rim", "rim_median", "d_colour", "d_flipped", "court_spread", "l_deficit",
     "chroma", "saturated", "texture", "twin_change", "twin_change_low", "twin_cover", "twin_texture_gap",
     "white_possible", "court", "twin_texture", "twin_ncc",
 ]
-REF_INPUTS = [*PLAIN_INPUTS, "ref_change", "ref_change_low", "ref_median", "ref_ncc"]
-JUMBO_INPUTS = [*PLAIN_INPUTS, *(f"twin_{n}" for n in TWIN_CUES), "ring_high", "rim_high",
-                *(f"{n}_rel" for n in LOCAL_CUES)]
+DISC_COLOUR = ["chroma_high", "hue_coherence"]
+"""A glare-washed chip's colour where the glare spared it, and its pixels' agreement on one hue."""
+PLAIN_INPUTS = [*BASE_INPUTS, *DISC_COLOUR, "chroma_rel", "chroma_high_rel", "hue_coherence_rel"]
+REF_INPUTS = [*BASE_INPUTS, "ref_change", "ref_change_low", "ref_median", "ref_ncc"]
+JUMBO_INPUTS = [*BASE_INPUTS, *(f"twin_{n}" for n in TWIN_CUES), "ring_high", "rim_high",
+                *(f"{n}_rel" for n in LOCAL_CUES), *DISC_COLOUR]
 DIFFICULTIES = ("easy", "normal", "hard")
 STANDARD_SEEDS = 200
 FLIPPED_SEEDS = 5100
 HARD_FLIPPED_SEEDS = 5300
+HARD_SEEDS = 3000
 STANDARD, FLIPPED, HARD_FLIPPED = 0, 1, 2
 """Scene groups: ``plain`` and ``reference`` are fitted on the first two, ``jumbo_white`` on all three."""
 
@@ -57,11 +62,14 @@ def _flipped_scene(seed: int, difficulty: str):
     return render(spec), render(spec, empty=True).frame
 
 
-def scenes(frames: int, flipped_frames: int, hard_flipped_frames: int = 0):
-    """Seeded (group, scene, empty frame): standard scenes, Jumbo scenes dense in flipped chips,
-    then more of those at the hard difficulty."""
+def scenes(frames: int, flipped_frames: int, hard_flipped_frames: int = 0, hard_frames: int = 0):
+    """Seeded (group, scene, empty frame): standard scenes, more at the hard difficulty (both
+    editions in turn), Jumbo scenes dense in flipped chips, then more of those at the hard difficulty."""
     for seed in range(STANDARD_SEEDS, STANDARD_SEEDS + frames):
         spec = random_spec(seed, difficulty=DIFFICULTIES[seed % 3])
+        yield (STANDARD, render(spec), render(spec, empty=True).frame)
+    for seed in range(HARD_SEEDS, HARD_SEEDS + hard_frames):
+        spec = random_spec(seed, edition=("classic", "jumbo")[seed % 2], difficulty="hard")
         yield (STANDARD, render(spec), render(spec, empty=True).frame)
     for seed in range(FLIPPED_SEEDS, FLIPPED_SEEDS + flipped_frames):
         yield (FLIPPED, *_flipped_scene(seed, DIFFICULTIES[seed % 3]))
@@ -69,14 +77,14 @@ def scenes(frames: int, flipped_frames: int, hard_flipped_frames: int = 0):
         yield (HARD_FLIPPED, *_flipped_scene(seed, "hard"))
 
 
-def cell_table(frames: int, flipped_frames: int, hard_flipped_frames: int = 0
+def cell_table(frames: int, flipped_frames: int, hard_flipped_frames: int = 0, hard_frames: int = 0
                ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
     """Every decision input of every visible, non-corner cell, its true label, its scene seed and
     its scene group."""
     columns: dict[str, list[np.ndarray]] = {}
     truth, seeds, groups = [], [], []
     keep = np.array([LAYOUT[r][c] != "FREE" for r in range(10) for c in range(10)])
-    for group, scene, empty in scenes(frames, flipped_frames, hard_flipped_frames):
+    for group, scene, empty in scenes(frames, flipped_frames, hard_flipped_frames, hard_frames):
         reader = CellReader(edition=scene.edition)
         reader.set_reference(reader.rectify(empty, scene.corners))
         inputs = reader.decision_inputs(reader.features(reader.rectify(scene.frame, scene.corners)))
@@ -135,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--frames", type=int, default=600)
     parser.add_argument("--flipped-frames", type=int, default=200)
     parser.add_argument("--hard-flipped-frames", type=int, default=300)
+    parser.add_argument("--hard-frames", type=int, default=600,
+                        help="more standard scenes at the hard difficulty (fitted on by every network)")
     parser.add_argument("--hidden", type=int, default=16)
     parser.add_argument("--steps", type=int, default=1500)
     parser.add_argument("--l2", type=float, default=1e-4)
@@ -148,7 +158,8 @@ def main(argv: list[str] | None = None) -> int:
         labels, seeds, groups = data["__truth"], data["__seed"], data["__group"]
         table = {k: data[k] for k in data.files if not k.startswith("__")}
     else:
-        table, labels, seeds, groups = cell_table(args.frames, args.flipped_frames, args.hard_flipped_frames)
+        table, labels, seeds, groups = cell_table(args.frames, args.flipped_frames, args.hard_flipped_frames,
+                                                  args.hard_frames)
         if args.cache:
             np.savez_compressed(args.cache, __truth=labels, __seed=seeds, __group=groups, **table)
     y = labels != "empty"
@@ -169,7 +180,8 @@ def main(argv: list[str] | None = None) -> int:
         nets[variant] = fit_net(x, yv.astype(float), names, hidden=args.hidden, steps=args.steps, l2=args.l2)
     if not args.dry_run:
         note = (f"benchmarks/fit_cell_model.py --frames {args.frames} --flipped-frames {args.flipped_frames} "
-                f"--hard-flipped-frames {args.hard_flipped_frames} --hidden {args.hidden} --steps {args.steps} "
+                f"--hard-flipped-frames {args.hard_flipped_frames} --hard-frames {args.hard_frames} "
+                f"--hidden {args.hidden} --steps {args.steps} "
                 f"--l2 {args.l2}" + (f" --only {args.only}" if args.only else ""))
         if args.only:
             kept = {k: v for k, v in load_chip_nets().items() if k not in nets}

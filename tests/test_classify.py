@@ -152,3 +152,19 @@ def test_a_reference_of_the_wrong_size_is_refused():
     reader = CellReader(edition="classic")
     with pytest.raises(ValueError, match="reference"):
         reader.set_reference(np.zeros((10, 10, 3), np.uint8))
+
+
+def test_a_pale_chip_shares_one_hue_where_a_plain_card_does_not():
+    """The disc colour cues on synthetic Lab samples: a washed-out chip (faint, but one hue) and a
+    chip half clipped by glare (colour only where the glare spared it) against a plain card whose
+    faint tints point every way."""
+    reader = CellReader()
+    rng = np.random.default_rng(0)
+    n = 64
+    card = np.stack([np.full((1, n), 98.0), rng.normal(0, 2.0, (1, n)), rng.normal(0, 2.0, (1, n))])
+    pale = np.stack([np.full((1, n), 95.0), rng.normal(-2.0, 1.0, (1, n)), rng.normal(-5.0, 1.0, (1, n))])
+    half = card.copy()
+    half[1, 0, : n // 3], half[2, 0, : n // 3] = -20.0, -40.0
+    high, coherence = reader._disc_colour(np.concatenate([card, pale, half], axis=1).astype(np.float32))
+    assert coherence[1] > 0.8 > 0.4 > coherence[0]
+    assert high[2] > 20.0 > 5.0 > high[0]

@@ -15,7 +15,9 @@ All 100 cells are read at once from the rectified grid (``vision.warp``): fixed 
    with an empty-board reference, from the same cell empty, each after a per-cell one-pixel
    alignment; a partial arc at chip radius (a white chip's shadow or edge where glare clipped
    the rest); the twin's own chip cues (a change from the twin is mine only if the twin looks
-   plain) and a few cues against their 3x3 neighbourhood (glare lifts a region, a chip one cell).
+   plain) and a few cues against their 3x3 neighbourhood (glare lifts a region, a chip one cell);
+   the disc's colour where glare spared it and how well its pixels agree on one hue (a washed-out
+   chip is faint but of one hue, a plain card's faint tints point every way).
 3. *Decision* (``CellReader.decide``): a small network over those named cues
    (``vision.cell_model``, fitted by ``benchmarks/fit_cell_model.py``; on the Jumbo mat without
    a reference a second one, over more cues, may add white chips) says whether a chip is
@@ -128,10 +130,15 @@ class ReaderConfig:
     """Lightness variance (L units squared) added to each side of a print correlation."""
     ref_delta: float = 14.0
     """ΔE between a pixel and the same place on the empty board that counts as changed."""
+    chroma_quantile: float = 0.8
+    """Quantile of per-pixel chroma over the covered disc read as its colour where glare spared it."""
+    coherence_floor: float = 0.5
+    """Chroma added to the mean per-pixel chroma in the hue agreement, so a disc with no colour at all
+    (grey noise only) does not score full agreement."""
     input_caps: tuple[tuple[str, float, float], ...] = (
         ("spread", 0.0, 40.0), ("ring", 0.0, 60.0), ("ring_median", 0.0, 60.0),
         ("d_colour", 0.0, 5.0), ("d_flipped", 0.0, 5.0), ("court_spread", 0.0, 40.0),
-        ("l_deficit", -40.0, 40.0), ("chroma", 0.0, 60.0), ("ref_median", 0.0, 40.0),
+        ("l_deficit", -40.0, 40.0), ("chroma", 0.0, 60.0), ("chroma_high", 0.0, 60.0), ("ref_median", 0.0, 40.0),
         ("twin_texture_gap", -20.0, 20.0), ("texture", 0.0, 40.0), ("twin_texture", 0.0, 40.0),
     )
     """Each cue is clipped to a range, so one absurd value cannot outvote the others."""
@@ -239,7 +246,8 @@ def _neighbour_index() -> np.ndarray:
 NEIGHBOURS = _neighbour_index()
 TWIN_CUES = ("ring_median", "rim_median", "chroma", "d_colour", "spread", "l_deficit")
 """Decision cues also given as the twin cell's value (``twin_<name>``)."""
-LOCAL_CUES = ("ring_median", "rim_median", "l_deficit", "twin_change", "spread")
+LOCAL_CUES = ("ring_median", "rim_median", "l_deficit", "twin_change", "spread", "chroma", "chroma_high",
+              "hue_coherence")
 """Decision cues also given relative to their 3x3 neighbourhood's median (``<name>_rel``)."""
 
 
@@ -353,6 +361,7 @@ class CellReader:
         spread = _row_median(np.sqrt(np.square(core - core_med[..., None]).sum(axis=0)))
         cover = np.take(flat, self._cover3)
         texture = np.sqrt(np.square(cover - _row_median(cover)[..., None]).sum(axis=0)).mean(axis=1)
+        chroma_high, hue_coherence = self._disc_colour(cover)
         # A chip face against the card is a colour step across the rim; a chip's dark edge and
         # shadow a line on it. Both in L1 Lab units (cheaper than ΔE, same ordering of evidence).
         step = np.zeros(self._ring_in.shape, np.float32)
@@ -386,12 +395,30 @@ class CellReader:
             "white": white.reshape(N_CELLS, 3),
             "brightness": white.reshape(N_CELLS, 3).mean(axis=1),
             "saturated": saturated,
+            "chroma_high": chroma_high,
+            "hue_coherence": hue_coherence,
         }
         feats["twin_change"], feats["twin_change_low"], feats["twin_ncc"] = self._twin_change(planes)
         if self._ref_lab is not None:
             (feats["ref_change"], feats["ref_change_low"], feats["ref_median"],
              feats["ref_ncc"]) = self._reference_change(planes)
         return feats
+
+    def _disc_colour(self, cover: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """How coloured the covered disc is where it is most coloured, and how much its pixels
+        agree on one hue, ``(100,)`` each, from its Lab samples ``(3, 100, n)``.
+
+        Glare washes out part of a chip: its median colour nears the card's white, but the
+        unclipped part still shows the chip's colour (a high quantile of per-pixel chroma), and a
+        pale chip's pixels still share one hue, where a plain card's faint tints (noise, paper)
+        point every way: the length of the mean (a, b) vector over the mean chroma."""
+        cfg = self.config
+        chroma = np.hypot(cover[1], cover[2])  # (100, n)
+        k = int(cfg.chroma_quantile * (chroma.shape[1] - 1))
+        high = np.partition(chroma, k, axis=1)[:, k]
+        resultant = np.hypot(cover[1].sum(axis=1), cover[2].sum(axis=1))
+        coherence = resultant / (chroma.sum(axis=1) + cfg.coherence_floor * chroma.shape[1])
+        return high, coherence
 
     def _shifted_delta(self, planes: list[np.ndarray], other: list[np.ndarray], own_idx: np.ndarray,
                        shifted_idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -485,6 +512,8 @@ class CellReader:
             "twin_texture_gap": feats["texture"][TWIN] - feats["texture"],
             "twin_texture": feats["texture"][TWIN],
             "twin_ncc": feats["twin_ncc"],
+            "chroma_high": feats["chroma_high"],
+            "hue_coherence": feats["hue_coherence"],
         }
         if "ref_change" in feats:
             inputs["ref_change"] = feats["ref_change"]
