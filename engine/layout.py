@@ -104,6 +104,18 @@ def cells_of(card: str) -> tuple[Cell, Cell]:
     return CARD_CELLS[rank + suit]
 
 
+def twin_of(cell: Cell) -> Cell:
+    """The other cell printed with the same card as ``cell`` (a corner is its own twin).
+
+    Every card but the Jacks is printed twice, so a cell's twin shows the same picture: vision
+    uses this as a free reference of each cell's look, and the pairing as a layout pattern."""
+    card = card_at(cell)
+    if card == FREE:
+        return cell
+    a, b = CARD_CELLS[card]
+    return b if cell == a else a
+
+
 def ink_of(cell: Cell) -> Ink | None:
     """The suit ink of the card at ``cell``: ``"red"``, ``"black"``, or None for a corner."""
     card = card_at(cell)

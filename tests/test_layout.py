@@ -3,7 +3,7 @@
 from collections import Counter
 from itertools import cycle
 
-from engine.layout import CARD_CELLS, CELLS, CORNERS, FREE, LAYOUT, SIZE, card_at, cells_of, ink_of
+from engine.layout import CARD_CELLS, CELLS, CORNERS, FREE, LAYOUT, SIZE, card_at, cells_of, ink_of, twin_of
 
 
 def spiral_cells(size: int) -> list[tuple[int, int]]:
@@ -53,6 +53,15 @@ def test_card_lookups_round_trip():
         assert card_at(a) == card_at(b) == card
         assert cells_of(card.lower()) == (a, b)
     assert [card_at(c) for c in CORNERS] == [FREE] * 4
+
+
+def test_a_cells_twin_is_the_other_cell_of_its_card():
+    for cell in CELLS:
+        twin = twin_of(cell)
+        assert card_at(twin) == card_at(cell)
+        assert twin_of(twin) == cell
+        assert (twin == cell) == (cell in CORNERS)
+    assert twin_of((0, 1)) == cells_of("2S")[1]
 
 
 def test_ink_follows_suit():

@@ -13,12 +13,20 @@ from vision.sim import random_spec, render
 
 
 def ink_only() -> LocateConfig:
-    """The default search reading the red/black ink alone, without the court cards' art."""
+    """The default search reading the red/black ink alone: no court cards' art, no twin cards."""
     from dataclasses import replace
 
     config = LocateConfig()
-    return replace(config, ink=replace(config.ink, court_art=False),
-                   ink_coarse=replace(config.ink_coarse, court_art=False))
+    return replace(config, ink=replace(config.ink, court_art=False, twin_cards=False),
+                   ink_coarse=replace(config.ink_coarse, court_art=False, twin_cards=False))
+
+
+def without_twins() -> LocateConfig:
+    """The default search without the twin cards' pattern (``vision.twins``)."""
+    from dataclasses import replace
+
+    config = LocateConfig()
+    return replace(config, ink=replace(config.ink, twin_cards=False))
 
 
 @pytest.fixture(scope="module")
@@ -276,6 +284,21 @@ def test_the_court_cards_art_shows_the_layout_where_the_pips_do_not(seed):
     assert corner_error(fit.corners, truth) < 0.02
     o = orient_grid(scene.frame, fit.corners, edition=scene.edition)
     assert corner_error(o.corners, scene.corners) < 0.02
+
+
+@pytest.mark.parametrize("seed", [3014, 3081])
+def test_the_twin_cards_show_the_layout_where_the_pips_colours_wash_out(seed):
+    """A small board, steeply seen, dim and blurred: red and black pips read too faintly for
+    the ink to place the grid, but every card's picture still matches its twin's, and with
+    them the board is found and turned right."""
+    edition = ("classic", "jumbo")[seed % 2]
+    scene = render(random_spec(seed, edition=edition, difficulty="hard"))
+    assert not locate_grid(scene.frame, config=without_twins())
+    fit = locate_grid(scene.frame)
+    assert fit, fit.reason
+    assert corner_error(fit.corners, order_as_seen(scene.corners)) < 0.03
+    o = orient_grid(scene.frame, fit.corners, edition=scene.edition)
+    assert corner_error(o.corners, scene.corners) < 0.03
 
 
 def test_a_board_on_a_checked_tablecloth_is_told_apart_by_colour():

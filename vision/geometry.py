@@ -9,6 +9,7 @@ the corners are ``(0, 0) (10, 0) (10, 10) (0, 10)`` in the order TL, TR, BR, BL.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import cv2
@@ -288,3 +289,15 @@ def line_homography(
     if not np.isfinite(h).all() or abs(h[2, 2]) < 1e-12:
         return None
     return h / h[2, 2]
+
+
+@functools.lru_cache(maxsize=16)
+def window_index(shape: tuple[int, int]) -> tuple[tuple[int, int], np.ndarray]:
+    """Every 10x10 window of an ``shape`` lattice as flat indices, ``(windows, 100)`` row-major,
+    and the ``(rows, cols)`` of window offsets: one gather per call instead of a strided copy."""
+    rows, cols = shape[0] - SIZE + 1, shape[1] - SIZE + 1
+    offsets = (np.arange(rows)[:, None] * shape[1] + np.arange(cols)).reshape(-1, 1)
+    cell = (np.arange(SIZE)[:, None] * shape[1] + np.arange(SIZE)).reshape(1, -1)
+    index = offsets + cell
+    index.setflags(write=False)
+    return (rows, cols), index

@@ -45,7 +45,14 @@ from vision.geometry import (
     order_as_seen,
     roll_rows,
 )
-from vision.orient import OrientConfig, free_corner_scores, ink_lattice, lattice_pattern_z, with_court_art
+from vision.orient import (
+    OrientConfig,
+    free_corner_scores,
+    ink_lattice,
+    lattice_pattern_z,
+    with_court_art,
+    with_twin_cards,
+)
 
 log = logging.getLogger(__name__)
 
@@ -189,7 +196,7 @@ class LocateConfig:
     one side; the board's white is steadier on small, blurred cells."""
     ink_coarse: OrientConfig = field(
         default_factory=lambda: OrientConfig(
-            cell_px=8, aspect_weight=0.0, min_cells=20, highpass_cells=5
+            cell_px=8, aspect_weight=0.0, min_cells=20, highpass_cells=5, twin_cards=False
         )
     )
     """The same, at a low resolution, for the quick placement of rough candidates."""
@@ -243,10 +250,11 @@ class LocateConfig:
     the cards can pass the ink test but is beaten by the board itself."""
     min_ink_cells: int = 50
     """Cells of the final grid that must show red or black print for the match to count."""
-    min_ink_cells_art: int = 20
-    """The same for a grid the free corners framed and the court cards' art turned: its
-    evidence is not the ink pattern, and a washed-out Jumbo mat under chips shows little print
-    (but some: as many cells as a pattern needs to be read at all, ``OrientConfig.min_cells``)."""
+    min_ink_cells_framed: int = 20
+    """The same for a grid the free corners framed: its window is their evidence, not the ink
+    pattern's, and only its turn is read (by the ink with the twin cards, or by the court
+    cards' art); a washed-out Jumbo mat under chips shows little print (but some: as many
+    cells as a pattern needs to be read at all, ``OrientConfig.min_cells``)."""
     max_refine_move_cells: float = 1.0
     max_placed_move_cells: float = 2.0
     placed_gap_support: float = 0.4
@@ -366,7 +374,7 @@ def locate_grid(
     # (A grid the free corners placed must look square too: they place, they do not shape.)
     if not _plausible(best.corners, (w, h), config, aspect=best.framed):
         return GridFit.failed("no board: the best grid is not a plausible view of the board", score=best.z)
-    need = config.min_ink_cells_art if best.framed and best.art_z is not None else config.min_ink_cells
+    need = config.min_ink_cells_framed if best.framed else config.min_ink_cells
     if best.cells < need:
         # A grid whose cells mostly show no ink at all lies off the cards (or the print is
         # washed out): the pattern match rests on too few cells to be trusted.
@@ -435,13 +443,13 @@ def ink_match(
         return InkMatch(np.asarray(corners, np.float32), -1.0, -1.0, 0)
     placed = None if gray is None or r < 1 else _placed_by_gaps(gray, corners, r, config)
     # Unplaced, the best window over every shift and turn, against every other as runner-up.
-    dv, du, _ = np.unravel_index(int(np.argmax(z)), z.shape)
-    others = z.copy()
-    others[dv, du] = -np.inf  # the other turns of the same placement are its runner-up too
-    best = float(z[dv, du].max())
-    runner = max(float(others.max()), float(np.sort(z[dv, du])[-2]))
-    framed = None
+    dv, du, best, runner = _best_window(z)
     clear = best >= config.min_z and best - runner >= config.min_z_margin
+    if not clear and ink.twin_cards:  # the ink alone falls short: the twin cards may tell
+        z = with_twin_cards(z, lattice, ink, cells=SIZE + 2 * r)
+        dv, du, best, runner = _best_window(z)
+        clear = best >= config.min_z and best - runner >= config.min_z_margin
+    framed = None
     if placed is None and gray is not None and r >= 1 and config.use_corners and not clear:
         framed = _placed_by_corners(lattice, r, z, config, ink)  # (only where the ink alone falls short)
     art = None
@@ -457,6 +465,16 @@ def ink_match(
     cells = max(int(np.isfinite(red[dv : dv + SIZE, du : du + SIZE]).sum()) for red in rednesses)
     return InkMatch(placed_corners, best, runner, cells, placed is not None, framed is not None,
                     *(art if art is not None else (None, None)))
+
+
+def _best_window(z: np.ndarray) -> tuple[int, int, float, float]:
+    """The window ``(dv, du)`` and z of the best placement and turn in ``z`` ``(S-9, S-9, 4)``,
+    and the runner-up: the best of every other window and of this window's other turns."""
+    dv, du, _ = (int(i) for i in np.unravel_index(int(np.argmax(z)), z.shape))
+    others = z.copy()
+    others[dv, du] = -np.inf
+    best = float(z[dv, du].max())
+    return dv, du, best, max(float(others.max()), float(np.sort(z[dv, du])[-2]))
 
 
 def _placed_turns(
