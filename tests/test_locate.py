@@ -362,6 +362,21 @@ def test_a_board_outline_the_gaps_place_with_weak_ink_does_not_end_the_search():
     assert corner_error(fit.corners, order_as_seen(scene.corners)) < 0.01
 
 
+@pytest.mark.parametrize("seed, edition", [(6028, "classic"), (6071, "jumbo")])
+def test_a_small_empty_board_is_outlined_again_from_a_closer_look(seed, edition):
+    """An empty board far away, dim and blurred (hard): in the frame's thumbnail its outline is
+    a few dozen pixels and comes out a cell or more off, too far for any registration to
+    recover. Outlined once more from a crop around it, it is found (calibration, a reference)."""
+    from dataclasses import replace
+
+    scene = render(random_spec(seed, edition=edition, difficulty="hard"), empty=True)
+    config = LocateConfig.for_empty_board()
+    assert not locate_grid(scene.frame, config=replace(config, use_zoom=False))
+    fit = locate_grid(scene.frame, config=config)
+    assert fit, fit.reason
+    assert corner_error(fit.corners, order_as_seen(scene.corners)) < 0.03
+
+
 def test_the_empty_board_search_registers_past_a_weak_placement_of_the_gaps():
     """An easy, sharp empty board: the first leader registers to a lattice stretched over the
     margin that the card gaps "place" while the ink shows the layout weakly (z 3.8); the

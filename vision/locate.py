@@ -145,6 +145,17 @@ class LocateConfig:
     shift_margin: float = 0.03
     blob_long_side: int = 320
     """Long side of the thumbnail the bright card area is segmented in."""
+    use_zoom: bool = False
+    """Outline small boards once more from a closer look (``zoomed_quads``). Only where every
+    candidate is registered and the best kept (``for_empty_board``): the closer outlines are
+    more lattices to try, and in a search that stops at the first pass, more chance passes."""
+    zoom_below: float = 0.6
+    """Rough quads whose long side is under this fraction of the frame's are outlined once more
+    from a crop around them (``zoomed_quads``): a small board spans few thumbnail pixels."""
+    zoom_pad: float = 0.25
+    """The crop reaches this fraction of the quad's size beyond it on each side."""
+    zoom_quads: int = 6
+    """At most this many rough quads (the first found, the largest) are looked at closer."""
     blob_bright_percentile: float = 99.0
     blob_levels: tuple[float, ...] = (0.4, 0.65, 0.85)
     """Extra thresholds between Otsu's and the brightest pixels (fractions of the way)."""
@@ -286,7 +297,8 @@ class LocateConfig:
         does not, and the free corners placing the grid (on 600 rendered empty boards they
         placed six grids 0.6 to 4 cells off, for seven boards found that the ink alone missed)."""
         plain = cls()
-        return cls(thorough=True, min_z=7.0, full_z=8.5, use_corners=False, ink=replace(plain.ink, court_art=False))
+        return cls(thorough=True, min_z=7.0, full_z=8.5, use_corners=False, use_zoom=True,
+                   ink=replace(plain.ink, court_art=False))
 
 
 def locate_grid(
@@ -322,15 +334,18 @@ def locate_grid(
         return _best_by_lattice(gray, candidates, edition, config)
     # Cheapest evidence first, stopping as soon as a placement passes the test: the outlines
     # of the card area, then grids fitted inside them (a margin or border taken for cards),
-    # then the card-gap lattice from line segments (sharp views whose outline is unclear),
-    # then the board told apart from the table by colour (a tablecloth as white and busy as
-    # the cards, where brightness and print density cannot outline them).
+    # then the outlines of a small board drawn again from a closer look, then the card-gap
+    # lattice from line segments (sharp views whose outline is unclear), then the board told
+    # apart from the table by colour (a tablecloth as white and busy as the cards, where
+    # brightness and print density cannot outline them).
     # The last resort is searched under a stricter ink test: the usual cues have found no
     # board there, and any outline the colours suggest is then tried, wherever it lies.
     last_resort = replace(config, min_z=config.table_min_z)
     stages = [
         (lambda: quads, config),
         (lambda: [g for q in quads for g in lattice_hypotheses(raw_white, sat, q, config)], config),
+        (lambda: _with_hypotheses(zoomed_quads(raw_white, quads, config), raw_white, sat, config)
+         if config.use_zoom else [], config),
         (lambda: lattice_candidates(gray, config) if config.use_segments else [], config),
         (lambda: _with_hypotheses(table_quads(frame, config), raw_white, sat, config) if config.use_table else [],
          last_resort),
@@ -1429,6 +1444,32 @@ def _region_quads(small: np.ndarray, s: float, close_px: int, config: LocateConf
             quad = _hull_quad(c)
             if quad is not None and not any(np.abs(quad / s - q).max() < config.blob_same_px for q in out):
                 out.append(order_as_seen(quad / s))
+    return out
+
+
+def zoomed_quads(white: np.ndarray, quads: list[np.ndarray], config: LocateConfig) -> list[np.ndarray]:
+    """The outlines of small boards drawn again from a closer look, with the grids inside them.
+
+    In the frame's thumbnail a board far away spans few pixels: its outline, blurred by the
+    print-density window, comes out a cell or two off. Around each small rough quad (its long
+    side under ``zoom_below`` of the frame's), the crop is outlined as the frame was
+    (``blob_quads``, ``texture_quads``), now at the thumbnail's full size. Returns ``(4, 2)
+    float32`` image-pixel quads, as seen, none close to another.
+    """
+    h, w = white.shape
+    out: list[np.ndarray] = []
+    for quad in quads[: config.zoom_quads]:
+        lo, hi = quad.min(axis=0), quad.max(axis=0)
+        if (hi - lo).max() >= config.zoom_below * max(h, w):
+            continue
+        pad = (hi - lo) * config.zoom_pad
+        x0, y0 = np.maximum(lo - pad, 0).astype(int)
+        x1, y1 = np.minimum(hi + pad, (w, h)).astype(int)
+        crop = white[y0:y1, x0:x1]
+        for q in texture_quads(crop, config, blob_quads(crop, config)):
+            q = (q + np.array([x0, y0], np.float32)).astype(np.float32)
+            if not any(np.abs(q - o).max() < config.blob_same_px for o in out):
+                out.append(q)
     return out
 
 
