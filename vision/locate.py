@@ -145,10 +145,12 @@ class LocateConfig:
     shift_margin: float = 0.03
     blob_long_side: int = 320
     """Long side of the thumbnail the bright card area is segmented in."""
-    use_zoom: bool = False
-    """Outline small boards once more from a closer look (``zoomed_quads``). Only where every
-    candidate is registered and the best kept (``for_empty_board``): the closer outlines are
-    more lattices to try, and in a search that stops at the first pass, more chance passes."""
+    use_zoom: bool = True
+    """Last, outline small boards once more from a closer look (``zoomed_quads``)."""
+    zoom_min_z: float = 6.5
+    """The ink z a placement those closer outlines led to needs when the ink alone chose it
+    (and the free corners do not frame it): they are more lattices tried where nothing passed,
+    so more chance passes (one, at z 6.0 four cells off, among 100 rendered hard frames)."""
     zoom_below: float = 0.6
     """Rough quads whose long side is under this fraction of the frame's are outlined once more
     from a crop around them (``zoomed_quads``): a small board spans few thumbnail pixels."""
@@ -297,8 +299,7 @@ class LocateConfig:
         does not, and the free corners placing the grid (on 600 rendered empty boards they
         placed six grids 0.6 to 4 cells off, for seven boards found that the ink alone missed)."""
         plain = cls()
-        return cls(thorough=True, min_z=7.0, full_z=8.5, use_corners=False, use_zoom=True,
-                   ink=replace(plain.ink, court_art=False))
+        return cls(thorough=True, min_z=7.0, full_z=8.5, use_corners=False, ink=replace(plain.ink, court_art=False))
 
 
 def locate_grid(
@@ -334,21 +335,21 @@ def locate_grid(
         return _best_by_lattice(gray, candidates, edition, config)
     # Cheapest evidence first, stopping as soon as a placement passes the test: the outlines
     # of the card area, then grids fitted inside them (a margin or border taken for cards),
-    # then the outlines of a small board drawn again from a closer look, then the card-gap
-    # lattice from line segments (sharp views whose outline is unclear), then the board told
-    # apart from the table by colour (a tablecloth as white and busy as the cards, where
-    # brightness and print density cannot outline them).
-    # The last resort is searched under a stricter ink test: the usual cues have found no
-    # board there, and any outline the colours suggest is then tried, wherever it lies.
+    # then the card-gap lattice from line segments (sharp views whose outline is unclear),
+    # then the board told apart from the table by colour (a tablecloth as white and busy as
+    # the cards, where brightness and print density cannot outline them), and last the
+    # outlines of a small board drawn again from a closer look.
+    # The last two are searched under a stricter ink test: the usual cues have found no
+    # board there, and any outline they suggest is then tried, wherever it lies.
     last_resort = replace(config, min_z=config.table_min_z)
     stages = [
         (lambda: quads, config),
         (lambda: [g for q in quads for g in lattice_hypotheses(raw_white, sat, q, config)], config),
-        (lambda: _with_hypotheses(zoomed_quads(raw_white, quads, config), raw_white, sat, config)
-         if config.use_zoom else [], config),
         (lambda: lattice_candidates(gray, config) if config.use_segments else [], config),
         (lambda: _with_hypotheses(table_quads(frame, config), raw_white, sat, config) if config.use_table else [],
          last_resort),
+        (lambda: _with_hypotheses(zoomed_quads(raw_white, quads, config), raw_white, sat, config)
+         if config.use_zoom else [], replace(config, min_z=max(config.min_z, config.zoom_min_z), use_corners=False)),
     ]
     best, candidates, deferred = None, [], []
     top = config.thorough_top if config.thorough else config.refine_top
