@@ -38,9 +38,10 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from engine.layout import CARD_CELLS, CORNERS, COURT_MAP, SIZE
+from engine.layout import CORNERS, COURT_MAP, SIZE
 from vision.cell_model import ChipNet, load_chip_nets
 from vision.colour import DEFAULT_PROTOTYPES, ColourModel, balanced_lab
+from vision.twins import TWIN
 from vision.warp import GridGeometry, WarpConfig, grid_geometry, warp_grid
 
 N_CELLS = SIZE * SIZE
@@ -48,19 +49,6 @@ CORNER_MASK = np.array([[(r, c) in CORNERS for c in range(SIZE)] for r in range(
 """The four printed free corners, ``(10, 10)`` bool."""
 COURT_MASK = np.array(COURT_MAP, dtype=bool)
 """Cells printed with a Queen or King (colourful art), ``(10, 10)`` bool."""
-
-
-def _twin_index() -> np.ndarray:
-    """For each cell (row-major), the other cell printed with the same card (corners: themselves)."""
-    twin = np.arange(N_CELLS)
-    for a, b in CARD_CELLS.values():
-        twin[a[0] * SIZE + a[1]] = b[0] * SIZE + b[1]
-        twin[b[0] * SIZE + b[1]] = a[0] * SIZE + a[1]
-    return twin
-
-
-TWIN = _twin_index()
-"""Every card is printed twice: a cell's twin shows the same print, a free reference of its look."""
 
 
 def _row_median(values: np.ndarray) -> np.ndarray:
