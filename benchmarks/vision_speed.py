@@ -10,6 +10,14 @@ CPU times (``time.process_time``) are printed too: a busy machine disturbs them 
 
 from __future__ import annotations
 
+import os
+
+# One core means NumPy's BLAS too, not only OpenCV: its threads (the twin cards' matrix
+# products) would otherwise run on a second core, outside cv2.setNumThreads(1). Set before
+# NumPy is imported, which reads it once.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 import argparse
 import statistics
 import sys
