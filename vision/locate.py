@@ -1449,7 +1449,8 @@ def _region_quads(small: np.ndarray, s: float, close_px: int, config: LocateConf
 
 
 def zoomed_quads(white: np.ndarray, quads: list[np.ndarray], config: LocateConfig) -> list[np.ndarray]:
-    """The outlines of small boards drawn again from a closer look, with the grids inside them.
+    """The outlines of small boards drawn again from a closer look (the stage then adds the grids
+    fitted inside them, ``_with_hypotheses``).
 
     In the frame's thumbnail a board far away spans few pixels: its outline, blurred by the
     print-density window, comes out a cell or two off. Around each small rough quad (its long

@@ -84,7 +84,7 @@ class OrientConfig:
     """The joined z is lowered by this much: the better of two scores, taken for every placement
     and turn, reaches higher by chance than either. (Over every placement the locator scored in
     120 rendered frames, seeds 3000-3059 hard and 3100-3159 normal, no wrong one whose ink read
-    under 5.5 reached 6.0 joined; at 5.5, five did.)"""
+    under 5.5 reached 6.0 joined; without the cost, such placements reached 5.5 in five frames.)"""
     decisive_z: float = 3.0
     decisive_margin: float = 1.0
     """A turn whose ``turn_z`` reaches ``decisive_z`` and beats the others by ``decisive_margin``
@@ -167,9 +167,10 @@ def orient_grid(
 def turn_z(frame: np.ndarray, corners: np.ndarray, config: OrientConfig = OrientConfig()) -> np.ndarray:
     """``pattern_z`` of each quarter turn of the grid ``corners`` (as seen), ``(4,)``: the
     layout's fine red/black structure, read as the locator reads it when it places a grid
-    (``lattice_pattern_z``), joined with the court cards' art. The grid is placed already, so
-    the art counts even where the ink's own best turn differs (``agree=False``): a washed-out
-    Jumbo mat the locator framed and turned by its art shows too little ink to turn it again."""
+    (``lattice_pattern_z``), joined with the twin cards (``with_twin_cards``) and the court
+    cards' art. The grid is placed already, so the art counts even where the ink's own best
+    turn differs (``agree=False``): a washed-out Jumbo mat the locator framed and turned by its
+    art shows too little ink to turn it again."""
     ink = replace(config, cell_px=config.turn_cell_px, highpass_cells=config.turn_highpass_cells)
     lattice = ink_lattice(frame, corners, ink.cell_px, SIZE)
     z, _ = lattice_pattern_z(lattice, ink)
