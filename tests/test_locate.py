@@ -442,3 +442,19 @@ def test_the_deeper_look_wants_the_card_gaps_under_a_grid_the_ink_alone_placed()
     cell = grid_diagonal(order_as_seen(scene.corners)) / (10 * np.sqrt(2.0))
     if fit:  # a better locator may find the board; it must not return the grid off it
         assert np.abs(order_as_seen(fit.corners) - order_as_seen(scene.corners)).max() < 0.5 * cell
+
+
+@pytest.mark.parametrize("seed", [4503, 4597])
+def test_a_mat_mostly_under_chips_is_found_on_the_print_it_still_shows(seed):
+    """A Jumbo mat late in a game: chips hide more than half the cards, and the print shows on
+    only a few dozen cells, but those show the layout beyond doubt (z over 9). The grid is found
+    and turned right; asking for half the cells to show print would reject it."""
+    from dataclasses import replace
+
+    scene = render(random_spec(seed, edition="jumbo", difficulty="normal"))
+    fit = locate_grid(scene.frame)
+    assert fit, fit.reason
+    assert fit.details["z"] > 8.0
+    assert not locate_grid(scene.frame, config=replace(LocateConfig(), min_ink_cells=50))
+    o = orient_grid(scene.frame, fit.corners, edition=scene.edition)
+    assert corner_error(o.corners, scene.corners) < 0.03
