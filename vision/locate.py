@@ -222,6 +222,12 @@ class LocateConfig:
     refine_top: int = 3
     thorough_top: int = 8
     """How many leading placements a ``thorough`` search registers (``refine_top`` otherwise)."""
+    lattice_top: int = 3
+    """Each stage also registers this many of its candidates that fit the card borders best
+    (``_lattice_leaders``) when its leading placements fail."""
+    lattice_min_z: float = 6.5
+    """The ink z those need where the ink alone places them (``min_z`` otherwise): on seeds
+    3000-3099 normal, one placed two cells off read z 5.7."""
     deep_top: int = 12
     """When no stage's leading placements pass, each stage's placements ranked up to this are
     registered too (in stage order), before the search gives up (see ``_deep_search``)."""
@@ -357,6 +363,13 @@ def locate_grid(
         leaders = _leaders(frame, more, stage_config)
         deferred.append((leaders[top : config.deep_top], stage_config))
         found = _trusted(_register_leaders(frame, gray, white, leaders[:top], stage_config), config, stage_config)
+        if not _accepted(found, stage_config):
+            # The outlines that fit the card borders best, under a stricter ink test: more
+            # registrations, more chances for a wrong placement to read the layout by chance.
+            strict = replace(stage_config, min_z=max(stage_config.min_z, config.lattice_min_z))
+            extra = _lattice_leaders(white, more, leaders[:top], config)
+            more_found = _register_leaders(frame, gray, white, extra, strict)
+            found = _better(found, _trusted(more_found, config, strict), config)
         best = _better(best, found, config)
         # A weak pass from the outlines alone may be a lattice bent off the cards in one
         # corner; the grids fitted inside the outlines are tried before settling for it,
@@ -699,6 +712,30 @@ def _leaders(frame, candidates: list, config: LocateConfig) -> list[np.ndarray]:
     # (many weak duplicates must not outvote one candidate that reads the layout clearly).
     clusters.sort(key=lambda cl: -_vote(sorted((quick[i].z for i in cl), reverse=True), config))
     return [order_as_seen(candidates[max(cluster, key=lambda i: quick[i].z)]) for cluster in clusters]
+
+
+def _lattice_leaders(white: np.ndarray, candidates: list, leaders: list[np.ndarray],
+                     config: LocateConfig) -> list[np.ndarray]:
+    """The rough candidates whose outlines lie best on a lattice of card borders
+    (``_lattice_contrast``), up to ``lattice_top``, none within ``vote_cells`` of the
+    ``leaders`` or of each other: registered after the leaders.
+
+    The quick ink read that ranks the leaders is noisy on a small, blurred board (its cells
+    span a few pixels at that resolution), and there a candidate on the board itself can rank
+    far down; how well its outline fits the card borders does not depend on reading the print.
+    """
+    if config.lattice_top <= 0 or not candidates:
+        return []
+    quads = [order_as_seen(c) for c in candidates]
+    contrast = _lattice_contrast(white, quads, config)
+    picked: list[np.ndarray] = []
+    for i in np.argsort(-contrast):
+        cell = grid_diagonal(quads[i]) / (SIZE * np.sqrt(2.0))
+        if all(np.abs(quads[i] - q).max() >= config.vote_cells * cell for q in [*leaders, *picked]):
+            picked.append(quads[i])
+            if len(picked) >= config.lattice_top:
+                break
+    return picked
 
 
 def _register_leaders(frame, gray, white, leaders: list[np.ndarray], config: LocateConfig) -> InkMatch | None:
