@@ -479,3 +479,15 @@ def test_outlines_that_fit_the_card_borders_are_registered_though_the_quick_ink_
     assert corner_error(fit.corners, order_as_seen(scene.corners)) < 0.05
     o = orient_grid(scene.frame, fit.corners, edition=scene.edition)
     assert corner_error(o.corners, scene.corners) < 0.05
+
+
+def test_a_placement_short_of_a_stricter_stage_test_is_finished_before_it_is_dropped():
+    """A Jumbo mat far away and blurred, found only by the closer look, whose stricter ink
+    test a rough outline registered a fifth of a cell off does not pass (z 6.2 under 6.5):
+    the final, finer registration brings it onto the cards, where it reads clearly (z 8.4)."""
+    scene = render(random_spec(3017, edition="jumbo", difficulty="hard"))
+    fit = locate_grid(scene.frame)
+    assert fit, fit.reason
+    assert fit.details["z"] > LocateConfig().zoom_min_z
+    o = orient_grid(scene.frame, fit.corners, edition=scene.edition)
+    assert corner_error(o.corners, scene.corners) < 0.03
