@@ -29,6 +29,17 @@ def without_twins() -> LocateConfig:
     return replace(config, ink=replace(config.ink, twin_cards=False))
 
 
+def assert_found_and_turned(scene, tolerance: float, config: LocateConfig | None = None):
+    """Locate the board in ``scene`` with no help, check the grid lies within ``tolerance`` (of
+    the diagonal) of the truth as seen and that the print turns it right; the fit."""
+    fit = locate_grid(scene.frame) if config is None else locate_grid(scene.frame, config=config)
+    assert fit, fit.reason
+    assert corner_error(fit.corners, order_as_seen(scene.corners)) < tolerance
+    o = orient_grid(scene.frame, fit.corners, edition=scene.edition)
+    assert corner_error(o.corners, scene.corners) < tolerance
+    return fit
+
+
 @pytest.fixture(scope="module")
 def scenes():
     return {
@@ -282,12 +293,7 @@ def test_the_court_cards_art_shows_the_layout_where_the_pips_do_not(seed):
     edition = ("classic", "jumbo")[seed % 2]
     scene = render(random_spec(seed, edition=edition, difficulty="normal"))
     assert not locate_grid(scene.frame, config=replace(ink_only(), lattice_top=0))
-    fit = locate_grid(scene.frame, config=replace(LocateConfig(), lattice_top=0))
-    assert fit, fit.reason
-    truth = order_as_seen(scene.corners)
-    assert corner_error(fit.corners, truth) < 0.02
-    o = orient_grid(scene.frame, fit.corners, edition=scene.edition)
-    assert corner_error(o.corners, scene.corners) < 0.02
+    assert_found_and_turned(scene, 0.02, replace(LocateConfig(), lattice_top=0))
 
 
 @pytest.mark.parametrize("seed", [3014, 3081])
@@ -298,11 +304,7 @@ def test_the_twin_cards_show_the_layout_where_the_pips_colours_wash_out(seed):
     edition = ("classic", "jumbo")[seed % 2]
     scene = render(random_spec(seed, edition=edition, difficulty="hard"))
     assert not locate_grid(scene.frame, config=without_twins())
-    fit = locate_grid(scene.frame)
-    assert fit, fit.reason
-    assert corner_error(fit.corners, order_as_seen(scene.corners)) < 0.03
-    o = orient_grid(scene.frame, fit.corners, edition=scene.edition)
-    assert corner_error(o.corners, scene.corners) < 0.03
+    assert_found_and_turned(scene, 0.03)
 
 
 def test_a_board_on_a_checked_tablecloth_is_told_apart_by_colour():
@@ -456,12 +458,9 @@ def test_a_mat_mostly_under_chips_is_found_on_the_print_it_still_shows(seed):
     from dataclasses import replace
 
     scene = render(random_spec(seed, edition="jumbo", difficulty="normal"))
-    fit = locate_grid(scene.frame)
-    assert fit, fit.reason
-    assert fit.details["z"] > 8.0
     assert not locate_grid(scene.frame, config=replace(LocateConfig(), min_ink_cells=50))
-    o = orient_grid(scene.frame, fit.corners, edition=scene.edition)
-    assert corner_error(o.corners, scene.corners) < 0.03
+    fit = assert_found_and_turned(scene, 0.03)
+    assert fit.details["z"] > 8.0
 
 
 @pytest.mark.parametrize("seed", [3030, 3053])
@@ -474,11 +473,7 @@ def test_outlines_that_fit_the_card_borders_are_registered_though_the_quick_ink_
     edition = ("classic", "jumbo")[seed % 2]
     scene = render(random_spec(seed, edition=edition, difficulty="hard"))
     assert not locate_grid(scene.frame, config=replace(LocateConfig(), lattice_top=0))
-    fit = locate_grid(scene.frame)
-    assert fit, fit.reason
-    assert corner_error(fit.corners, order_as_seen(scene.corners)) < 0.05
-    o = orient_grid(scene.frame, fit.corners, edition=scene.edition)
-    assert corner_error(o.corners, scene.corners) < 0.05
+    assert_found_and_turned(scene, 0.05)
 
 
 def test_a_placement_short_of_a_stricter_stage_test_is_finished_before_it_is_dropped():
@@ -486,8 +481,5 @@ def test_a_placement_short_of_a_stricter_stage_test_is_finished_before_it_is_dro
     test a rough outline registered a fifth of a cell off does not pass (z 6.2 under 6.5):
     the final, finer registration brings it onto the cards, where it reads clearly (z 8.4)."""
     scene = render(random_spec(3017, edition="jumbo", difficulty="hard"))
-    fit = locate_grid(scene.frame)
-    assert fit, fit.reason
+    fit = assert_found_and_turned(scene, 0.03)
     assert fit.details["z"] > LocateConfig().zoom_min_z
-    o = orient_grid(scene.frame, fit.corners, edition=scene.edition)
-    assert corner_error(o.corners, scene.corners) < 0.03
