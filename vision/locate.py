@@ -651,9 +651,11 @@ def _stage_result(frame, gray, white, leaders: list[np.ndarray], config: LocateC
     z 6.2 a fifth of a cell off read 8.4 once finished).
     """
     found = _register_leaders(frame, gray, white, leaders, stage_config)
-    if _accepted(found, config) and not _accepted(found, stage_config):
-        found = _finish(frame, gray, white, found, stage_config)
-    return None if _accepted(found, config) and not _accepted(found, stage_config) else found
+    if not _accepted(found, config) or _accepted(found, stage_config):
+        return found
+    # ``_finish`` keeps a move only where the stage's test then passes; else it returns ``found``.
+    finished = _finish(frame, gray, white, found, stage_config)
+    return finished if _accepted(finished, stage_config) else None
 
 
 def _better(a: InkMatch | None, b: InkMatch | None, config: LocateConfig) -> InkMatch | None:
