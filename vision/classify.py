@@ -41,6 +41,7 @@ import numpy as np
 from engine.layout import CORNERS, COURT_MAP, SIZE
 from vision.cell_model import ChipNet, load_chip_nets
 from vision.colour import DEFAULT_PROTOTYPES, ColourModel, balanced_lab
+from vision.patch_net import PatchConfig, PatchNet, cell_patches, load_patch_net
 from vision.twins import TWIN
 from vision.warp import GridGeometry, WarpConfig, grid_geometry, warp_grid
 
@@ -139,6 +140,13 @@ class ReaderConfig:
     """Confidence is scaled by (1 - this * clipped fraction) where the camera clipped the centre."""
     unreachable_distance: float = 1e6
     """Prototype distance given to white where no white chip can be (see ``decide``)."""
+    patch_doubt: float = 3.0
+    """Cells whose chip logit is nearer zero than this are also read by the patch network
+    (``vision.patch_net``); 0 never asks it. About a fifth of the cells of a hard frame, a few
+    of a clear one."""
+    patch_weight: float = 1.0
+    """Share of the patch network's logit in such a cell's final logit (the rest: the cue network's)."""
+    patch: PatchConfig = field(default_factory=PatchConfig)
 
 
 @dataclass(frozen=True)
@@ -535,6 +543,24 @@ class CellReader:
             return None
         return load_chip_nets().get("jumbo_white")
 
+    @property
+    def patch_net(self) -> PatchNet | None:
+        """The patch network asked about doubtful cells; None when ``patch_doubt`` is 0."""
+        return load_patch_net() if self.config.patch_doubt > 0 else None
+
+    def _second_opinion(self, grid: np.ndarray, feats: dict[str, np.ndarray], logit: np.ndarray) -> np.ndarray:
+        """``logit`` ``(100,)`` with the doubtful cells' (``patch_doubt``) blended with the patch
+        network's reading of their pixels beside their twin card's."""
+        cfg = self.config
+        net = self.patch_net
+        doubt = np.flatnonzero((np.abs(logit) < cfg.patch_doubt) & ~CORNER_MASK.ravel())
+        if net is None or doubt.size == 0:
+            return logit
+        patch = net.chip_logit(cell_patches(grid, feats["white"], doubt, cfg.patch))
+        out = logit.copy()
+        out[doubt] = cfg.patch_weight * patch + (1.0 - cfg.patch_weight) * logit[doubt]
+        return out
+
     def _allowed_distances(
         self, dist: np.ndarray, names: np.ndarray, white_possible: np.ndarray | None
     ) -> np.ndarray:
@@ -557,7 +583,8 @@ class CellReader:
         return np.where(coloured, by_hue, nearest)
 
     def decide(
-        self, feats: dict[str, np.ndarray], *, white_possible: np.ndarray | None = None
+        self, feats: dict[str, np.ndarray], *, white_possible: np.ndarray | None = None,
+        grid: np.ndarray | None = None,
     ) -> tuple[list[list[str]], np.ndarray, np.ndarray]:
         """Labels ``(10, 10)``, confidence ``(10, 10)`` and chip logit ``(100,)`` from features.
 
@@ -569,6 +596,8 @@ class CellReader:
         ``white_possible`` (``(10, 10)`` bool, None: everywhere): where a white chip can be at
         all; elsewhere a chip is the nearest team colour (a red chip half under a white playing
         card looks white, but a chip is never put down white side up).
+        ``grid``: the rectified board the features came from; with it, the cells left in doubt
+        are also read by the patch network (``_second_opinion``).
         """
         cfg = self.config
         inputs = self.decision_inputs(feats)
@@ -581,6 +610,8 @@ class CellReader:
             white = names[best] == "flipped"
             added = np.minimum(white_net.logit(inputs), cfg.white_net_cap)
             logit = np.where(white, np.maximum(logit, added), logit).astype(np.float32)
+        if grid is not None:
+            logit = self._second_opinion(grid, feats, logit)
         p_chip = _sigmoid(logit)
         rows = np.arange(N_CELLS)
         if dist.shape[1] > 1:
@@ -608,7 +639,7 @@ class CellReader:
     def read_grid(self, grid: np.ndarray, *, white_possible: np.ndarray | None = None) -> CellReading:
         """Read all cells of an already rectified grid (``(10h, 10w, 3)`` uint8 BGR)."""
         feats = self.features(grid)
-        labels, conf, logit = self.decide(feats, white_possible=white_possible)
+        labels, conf, logit = self.decide(feats, white_possible=white_possible, grid=grid)
         feats["chip_logit"] = logit
         shaped = {k: v.reshape(SIZE, SIZE, *v.shape[1:]).astype(np.float32, copy=False) for k, v in feats.items()}
         return CellReading(labels, conf, shaped)

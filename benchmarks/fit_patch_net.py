@@ -1,0 +1,192 @@
+"""Fit the cell patch network (``vision.patch_net``) on rendered frames and export it as ONNX.
+
+Renders seeded scenes (standard ones of both editions at the normal and hard difficulty, and
+Jumbo scenes dense in white chips, ``fit_cell_model._flipped_scene``), rectifies each at its
+true corners, and cuts every visible cell into the network's input exactly as the reader does
+(``vision.patch_net.cell_patches``). Trains with PyTorch (``pip install -e ".[fit]"``; only this
+script needs it), writes ``vision/patch_net.onnx``, checks OpenCV reads it back to the same
+outputs, and prints held-out errors next to the cue network's on hard frames. Seeds: 30000 up
+(standard), 40000 up (white chips), 32000 up (held out); no benchmark uses them.
+
+    python benchmarks/fit_patch_net.py [--frames 1500] [--flipped-frames 1000] [--epochs 12] [--width 16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from multiprocessing import Pool
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.fit_cell_model import _flipped_scene
+from engine.layout import CORNERS, SIZE
+from vision.classify import CellReader
+from vision.patch_net import CLASSES, MODEL_PATH, PatchConfig, PatchNet, cell_patches
+from vision.sim import random_spec, render
+
+STANDARD_SEEDS, FLIPPED_SEEDS, HELD_OUT_SEEDS = 30000, 40000, 32000
+LABELS = (*CLASSES, "free")
+NOT_CORNER = np.array([(r, c) not in CORNERS for r in range(SIZE) for c in range(SIZE)])
+
+
+def _scene(kind: str, seed: int):
+    """A rendered scene: ``standard`` (classic, Jumbo, Jumbo in turn; normal and hard in turn),
+    ``flipped`` (Jumbo, a fifth of the cells white chips) or ``held`` (as standard, all hard)."""
+    if kind == "flipped":
+        return _flipped_scene(seed, ("normal", "hard")[seed % 2])[0]
+    edition = ("classic", "jumbo", "jumbo")[seed % 3]
+    difficulty = "hard" if kind == "held" else ("normal", "hard")[seed % 2]
+    return render(random_spec(seed, edition=edition, difficulty=difficulty))
+
+
+def cell_rows(job: tuple[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One scene's visible non-corner cells: patches ``(k, 6, s, s)`` float16, class index
+    ``(k,)`` and the cue network's chip logit ``(k,)``."""
+    kind, seed = job
+    cv2.setNumThreads(1)
+    scene = _scene(kind, seed)
+    reader = CellReader(edition=scene.edition)
+    grid = reader.rectify(scene.frame, np.asarray(scene.corners, np.float32))
+    feats = reader.features(grid)
+    _labels, _conf, logit = reader.decide(feats)
+    cells = np.flatnonzero(NOT_CORNER & ~np.asarray(scene.occluded, bool).ravel())
+    truth = np.array([LABELS.index(v) for v in np.asarray(scene.labels).ravel()[cells]], np.int64)
+    patches = cell_patches(grid, feats["white"], cells)
+    return patches.astype(np.float16), truth, logit[cells]
+
+
+def collect(jobs: list[tuple[str, int]], workers: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every job's cell rows, stacked."""
+    with Pool(workers) as pool:
+        parts = pool.map(cell_rows, jobs, chunksize=8)
+    return tuple(np.concatenate(p) for p in zip(*parts, strict=True))
+
+
+def make_net(width: int):
+    """Three 3x3 convolutions (``width``, then twice as many channels; two 2x2 max-pools), a
+    hidden layer of 16, six outputs."""
+    from torch import nn
+
+    side = PatchConfig().side // 4
+    return nn.Sequential(
+        nn.Conv2d(6, width, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(width, 2 * width, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(2 * width, 2 * width, 3, padding=1), nn.ReLU(),
+        nn.Flatten(), nn.Linear(2 * width * side * side, 16), nn.ReLU(), nn.Linear(16, len(CLASSES)),
+    )
+
+
+def train(x: np.ndarray, y: np.ndarray, epochs: int, width: int, seed: int = 0):
+    """Adam with a decaying rate; each batch shifted in brightness and white balance (additive in
+    the log input), moved by up to a pixel and turned half round at random."""
+    import torch
+
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    net = make_net(width)
+    opt = torch.optim.Adam(net.parameters(), 2e-3, weight_decay=1e-5)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    xs, ys = torch.from_numpy(x), torch.from_numpy(y)
+    for epoch in range(epochs):
+        net.train()
+        order = torch.randperm(len(xs))
+        total = 0.0
+        for i in range(0, len(xs), 256):
+            idx = order[i:i + 256]
+            xb = xs[idx].float()
+            gain = 0.15 * torch.randn(len(idx), 1, 1, 1) + 0.05 * torch.randn(len(idx), 3, 1, 1).repeat(1, 2, 1, 1)
+            xb = xb + gain
+            dy, dx = (int(v) for v in rng.integers(-1, 2, 2))
+            xb = torch.roll(xb, (dy, dx), (2, 3))
+            if rng.random() < 0.5:
+                xb = torch.flip(xb, (2, 3))
+            loss = loss_fn(net(xb), ys[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += loss.item() * len(idx)
+        for group in opt.param_groups:
+            group["lr"] *= 0.7
+        print(f"  epoch {epoch + 1}/{epochs}: loss {total / len(xs):.4f}", flush=True)
+    return net.eval()
+
+
+def export(net, path: Path) -> None:
+    """Write ``net`` as ONNX with a free batch size."""
+    import torch
+
+    dummy = torch.zeros(4, 6, PatchConfig().side, PatchConfig().side)
+    with warnings.catch_warnings():  # the TorchScript exporter is deprecated, and the simplest that OpenCV reads
+        warnings.simplefilter("ignore")
+        torch.onnx.export(net, dummy, str(path), input_names=["patches"], output_names=["logits"],
+                          dynamic_axes={"patches": {0: "cells"}, "logits": {0: "cells"}}, dynamo=False)
+
+
+def report(name: str, logit: np.ndarray, y: np.ndarray) -> None:
+    """One line: how many held-out cells a chip logit calls wrong, and how many white chips it misses."""
+    wrong = (logit > 0) != (y != 0)
+    white_missed = int(((logit <= 0) & (y == CLASSES.index("flipped"))).sum())
+    print(f"  {name:<28} {int(wrong.sum()):5d} of {len(y)} cells wrong ({100 * wrong.mean():.3f} %), "
+          f"white chips missed {white_missed}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=1500)
+    parser.add_argument("--flipped-frames", type=int, default=1000)
+    parser.add_argument("--held-out", type=int, default=300)
+    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--width", type=int, default=16, help="channels of the first convolution")
+    parser.add_argument("--cache", type=Path, help="keep the collected cells here (.npz) and reuse them")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=2, help="PyTorch threads while training")
+    parser.add_argument("--doubt", type=float, default=3.0,
+                        help="report the mix that asks the network where |cue logit| is below this")
+    parser.add_argument("--out", type=Path, default=MODEL_PATH)
+    args = parser.parse_args(argv)
+    try:
+        import torch
+    except ImportError:
+        print("fit_patch_net needs PyTorch: pip install -e '.[fit]'", file=sys.stderr)
+        return 2
+    torch.set_num_threads(args.threads)
+    start = time.perf_counter()
+    jobs = [("standard", s) for s in range(STANDARD_SEEDS, STANDARD_SEEDS + args.frames)]
+    jobs += [("flipped", s) for s in range(FLIPPED_SEEDS, FLIPPED_SEEDS + args.flipped_frames)]
+    if args.cache and args.cache.exists():
+        data = np.load(args.cache)
+        x, y, xh, yh, cue = (data[k] for k in ("x", "y", "xh", "yh", "cue"))
+    else:
+        x, y, _ = collect(jobs, args.jobs)
+        held = [("held", s) for s in range(HELD_OUT_SEEDS, HELD_OUT_SEEDS + args.held_out)]
+        xh, yh, cue = collect(held, args.jobs)
+        if args.cache:
+            np.savez(args.cache, x=x, y=y, xh=xh, yh=yh, cue=cue)
+    print(f"{len(y)} training cells, {len(yh)} held out, in {time.perf_counter() - start:.0f} s", flush=True)
+    net = train(x, y, args.epochs, args.width)
+    export(net, args.out)
+    onnx_net = PatchNet(args.out)
+    with torch.no_grad():
+        expected = net(torch.from_numpy(xh[:256].astype(np.float32))).numpy()
+    drift = float(np.abs(onnx_net.class_logits(xh[:256].astype(np.float32)) - expected).max())
+    print(f"wrote {args.out}; OpenCV reads it back within {drift:.2e}")
+    patch = np.concatenate([onnx_net.chip_logit(xh[i:i + 1024].astype(np.float32))
+                            for i in range(0, len(xh), 1024)])
+    print(f"held-out hard frames (seeds {HELD_OUT_SEEDS}-{HELD_OUT_SEEDS + args.held_out - 1}), chip or not:")
+    report("cue network", cue, yh)
+    report("patch network", patch, yh)
+    doubt = np.abs(cue) < args.doubt
+    report(f"patch where |cue| < {args.doubt} ({100 * doubt.mean():.0f} %)", np.where(doubt, patch, cue), yh)
+    print(f"done in {time.perf_counter() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""The patch network: its input is cut from the grid as documented, and the shipped model reads
+chips the cue network leaves in doubt."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from vision.classify import CellReader, ReaderConfig
+from vision.patch_net import CLASSES, PatchConfig, PatchNet, cell_patches, chip_logit, load_patch_net
+from vision.sim import random_spec, render
+from vision.twins import TWIN
+
+
+def _striped_grid(cell_px: int = 32) -> np.ndarray:
+    """A rectified classic grid whose cell ``i`` is flat grey level ``20 + 2 i`` in every channel."""
+    levels = (20 + 2 * np.arange(100)).reshape(10, 10).astype(np.uint8)
+    return np.repeat(np.repeat(levels, cell_px, axis=0), cell_px, axis=1)[..., None].repeat(3, axis=2)
+
+
+def test_patches_hold_the_cell_and_its_twin_relative_to_their_whites():
+    grid = _striped_grid()
+    white = np.full((100, 3), 100.0, np.float32)
+    cells = np.array([1, 12, 55])
+    x = cell_patches(grid, white, cells)
+    side = PatchConfig().side
+    assert x.shape == (3, 6, side, side) and x.dtype == np.float32
+    centre = side // 2
+    for k, cell in enumerate(cells):
+        assert x[k, :3, centre, centre] == pytest.approx(np.log((20 + 2 * cell) / 100.0), abs=1e-4)
+        assert x[k, 3:, centre, centre] == pytest.approx(np.log((20 + 2 * TWIN[cell]) / 100.0), abs=1e-4)
+
+
+def test_patches_do_not_see_the_lamp():
+    """The same board under a dimmer, bluer light (and whites measured under it) gives the same input."""
+    rng = np.random.default_rng(0)
+    grid = rng.integers(60, 200, (320, 320, 3)).astype(np.uint8)
+    white = np.full((100, 3), 200.0, np.float32)
+    gain = np.array([1.0, 0.7, 0.5])
+    tinted = np.clip(grid * gain, 0, 255).astype(np.uint8)
+    cells = np.arange(100)
+    a = cell_patches(grid, white, cells)
+    b = cell_patches(tinted, (white * gain).astype(np.float32), cells)
+    assert np.abs(a - b).mean() < 0.02
+
+
+def test_chip_logit_is_log_odds_of_any_chip():
+    logits = np.log(np.array([[1.0, 1.0, 1.0, 0.5, 0.25, 0.25], [9.0, 0.25, 0.25, 0.25, 0.25, 1e-12]]))
+    assert chip_logit(logits) == pytest.approx([np.log(3.0), np.log(1.0 / 9.0)], abs=1e-5)
+
+
+def test_an_unreadable_model_file_is_a_clear_error(tmp_path):
+    bad = tmp_path / "net.onnx"
+    bad.write_bytes(b"not a network")
+    with pytest.raises(ValueError, match="not a readable patch network"):
+        PatchNet(bad)
+
+
+def test_the_shipped_network_tells_chips_from_cards():
+    """On rendered hard frames of both editions (seeds no fit used), the network alone calls chip
+    or no chip right for nearly every visible cell, white chips on the Jumbo mat included."""
+    net = load_patch_net()
+    wrong, white_wrong, white_total, total = 0, 0, 0, 0
+    for seed, edition in ((61, "classic"), (62, "jumbo"), (63, "jumbo")):
+        scene = render(random_spec(seed, edition=edition, difficulty="hard"))
+        reader = CellReader(edition=edition)
+        grid = reader.rectify(scene.frame, scene.corners)
+        truth = np.asarray(scene.labels).ravel()
+        cells = np.flatnonzero((truth != "free") & ~np.asarray(scene.occluded).ravel())
+        logit = net.chip_logit(cell_patches(grid, reader.features(grid)["white"], cells))
+        chip = truth[cells] != "empty"
+        wrong += int(((logit > 0) != chip).sum())
+        total += len(cells)
+        white = truth[cells] == "flipped"
+        white_total += int(white.sum())
+        white_wrong += int((white & (logit <= 0)).sum())
+    assert wrong <= 0.03 * total
+    assert white_total == 0 or white_wrong <= 0.3 * white_total
+    assert len(CLASSES) == 6
+
+
+def test_the_reader_asks_the_network_only_when_in_doubt(monkeypatch):
+    """With ``patch_doubt`` 0 the network is never run; by default it is run on the doubtful cells only."""
+    scene = render(random_spec(64, edition="jumbo", difficulty="hard"))
+    asked: list[int] = []
+    real = PatchNet.chip_logit
+
+    def counting(self, patches):
+        asked.append(len(patches))
+        return real(self, patches)
+
+    monkeypatch.setattr(PatchNet, "chip_logit", counting)
+    CellReader(edition="jumbo", config=replace(ReaderConfig(), patch_doubt=0.0)).read(scene.frame, scene.corners)
+    assert asked == []
+    reading = CellReader(edition="jumbo").read(scene.frame, scene.corners)
+    cue_only = CellReader(edition="jumbo", config=replace(ReaderConfig(), patch_doubt=0.0))
+    logit = cue_only.read(scene.frame, scene.corners).features["chip_logit"].ravel()
+    doubtful = int(((np.abs(logit) < ReaderConfig().patch_doubt) & (np.asarray(scene.labels).ravel() != "free")).sum())
+    assert asked == ([doubtful] if doubtful else [])
+    assert 0 < doubtful < 100
+    assert reading.features["chip_logit"].shape == (10, 10)
