@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from vision.classify import CellReader, ReaderConfig
+from vision.detect import DetectConfig, detect
 from vision.patch_net import CLASSES, PatchConfig, PatchNet, cell_patches, chip_logit, load_patch_net
 from vision.sim import random_spec, render
 from vision.twins import TWIN
@@ -79,23 +80,44 @@ def test_the_shipped_network_tells_chips_from_cards():
     assert len(CLASSES) == 6
 
 
-def test_the_reader_asks_the_network_only_when_in_doubt(monkeypatch):
-    """With ``patch_doubt`` 0 the network is never run; by default it is run on the doubtful cells only."""
+def test_the_reader_asks_the_network_only_about_doubtful_cells_and_white_chips(monkeypatch):
+    """With ``patch_doubt`` 0 the network is never run; by default it reads the cells whose cue
+    logit is near zero and the chips read white, nothing else."""
     scene = render(random_spec(64, edition="jumbo", difficulty="hard"))
     asked: list[int] = []
-    real = PatchNet.chip_logit
+    real = PatchNet.class_logits
 
     def counting(self, patches):
         asked.append(len(patches))
         return real(self, patches)
 
-    monkeypatch.setattr(PatchNet, "chip_logit", counting)
-    CellReader(edition="jumbo", config=replace(ReaderConfig(), patch_doubt=0.0)).read(scene.frame, scene.corners)
+    monkeypatch.setattr(PatchNet, "class_logits", counting)
+    cue_only = CellReader(edition="jumbo", config=replace(ReaderConfig(), patch_doubt=0.0))
+    plain = cue_only.read(scene.frame, scene.corners)
     assert asked == []
     reading = CellReader(edition="jumbo").read(scene.frame, scene.corners)
-    cue_only = CellReader(edition="jumbo", config=replace(ReaderConfig(), patch_doubt=0.0))
-    logit = cue_only.read(scene.frame, scene.corners).features["chip_logit"].ravel()
-    doubtful = int(((np.abs(logit) < ReaderConfig().patch_doubt) & (np.asarray(scene.labels).ravel() != "free")).sum())
-    assert asked == ([doubtful] if doubtful else [])
-    assert 0 < doubtful < 100
+    logit = plain.features["chip_logit"].ravel()
+    labels = np.asarray(plain.labels).ravel()
+    doubtful = (np.abs(logit) < ReaderConfig().patch_doubt) & (labels != "free")
+    white = (labels == "flipped") & (logit > 0)
+    assert asked == [int((doubtful | white).sum())]
+    assert 0 < doubtful.sum() < 100
     assert reading.features["chip_logit"].shape == (10, 10)
+
+
+def test_a_chip_the_network_is_sure_is_blue_is_not_read_white():
+    """Seed 8095 (hard, Jumbo): a glare washes a row of blue chips to white in colour, and the
+    white-line reading ran a sequence through them. The patch network sees blue chips there."""
+    scene = render(random_spec(8095, edition="jumbo", difficulty="hard"))
+    truth = np.asarray(scene.labels)
+    visible = ~np.asarray(scene.occluded)
+    for cell in ((2, 5), (2, 6), (4, 7), (5, 5)):
+        assert truth[cell] == "blue"
+    unsure = CellReader(edition="jumbo", config=replace(ReaderConfig(), patch_colour_sure=1.01))
+    plain = np.asarray(unsure.read(scene.frame, scene.corners).labels)
+    assert (plain[(truth == "blue") & visible] == "flipped").sum() >= 4
+    before = np.asarray(detect(scene.frame, corners=scene.corners, edition="jumbo",
+                               config=DetectConfig(reader=replace(ReaderConfig(), patch_colour_sure=1.01))).labels)
+    read = np.asarray(detect(scene.frame, corners=scene.corners, edition="jumbo").labels)
+    assert not (read[(truth == "blue") & visible] == "flipped").any()
+    assert (read[visible] != truth[visible]).sum() <= 2 < (before[visible] != truth[visible]).sum()

@@ -38,7 +38,9 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from engine.labels import TEAM_COLOURS
 from engine.layout import CORNERS, COURT_MAP, SIZE
+from vision import patch_net
 from vision.cell_model import ChipNet, load_chip_nets
 from vision.colour import DEFAULT_PROTOTYPES, ColourModel, balanced_lab
 from vision.patch_net import PatchConfig, PatchNet, cell_patches, load_patch_net
@@ -146,6 +148,8 @@ class ReaderConfig:
     of a clear one."""
     patch_weight: float = 1.0
     """Share of the patch network's logit in such a cell's final logit (the rest: the cue network's)."""
+    patch_colour_sure: float = 0.9
+    """Probability of one team colour at which the patch network overrules a white reading."""
     patch: PatchConfig = field(default_factory=PatchConfig)
 
 
@@ -548,18 +552,33 @@ class CellReader:
         """The patch network asked about doubtful cells; None when ``patch_doubt`` is 0."""
         return load_patch_net() if self.config.patch_doubt > 0 else None
 
-    def _second_opinion(self, grid: np.ndarray, feats: dict[str, np.ndarray], logit: np.ndarray) -> np.ndarray:
-        """``logit`` ``(100,)`` with the doubtful cells' (``patch_doubt``) blended with the patch
-        network's reading of their pixels beside their twin card's."""
+    def _second_opinion(self, grid: np.ndarray, feats: dict[str, np.ndarray], logit: np.ndarray,
+                        best: np.ndarray, names: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``logit`` ``(100,)`` and chip colour ``best`` (prototype index, ``(100,)``) after the
+        patch network has read the doubtful cells (``patch_doubt``) and the chips read white.
+
+        A doubtful cell's logit is blended with the network's. A chip the prototypes call white
+        but the network is sure (``patch_colour_sure``) is a team colour takes that colour: glare
+        washes a blue or red chip to white in colour, not in the shape of its face and shadow.
+        """
         cfg = self.config
         net = self.patch_net
-        doubt = np.flatnonzero((np.abs(logit) < cfg.patch_doubt) & ~CORNER_MASK.ravel())
-        if net is None or doubt.size == 0:
-            return logit
-        patch = net.chip_logit(cell_patches(grid, feats["white"], doubt, cfg.patch))
-        out = logit.copy()
-        out[doubt] = cfg.patch_weight * patch + (1.0 - cfg.patch_weight) * logit[doubt]
-        return out
+        doubt = (np.abs(logit) < cfg.patch_doubt) & ~CORNER_MASK.ravel()
+        white = names[best] == "flipped"
+        asked = np.flatnonzero(doubt | (white & (logit > 0)))
+        if net is None or asked.size == 0:
+            return logit, best
+        scores = net.class_logits(cell_patches(grid, feats["white"], asked, cfg.patch))
+        logit, best = logit.copy(), best.copy()
+        in_doubt = doubt[asked]
+        patch = patch_net.chip_logit(scores[in_doubt])
+        logit[asked[in_doubt]] = cfg.patch_weight * patch + (1.0 - cfg.patch_weight) * logit[asked[in_doubt]]
+        prob = np.exp(scores - scores.max(axis=1, keepdims=True))
+        prob /= prob.sum(axis=1, keepdims=True)
+        for team, column in ((n, i) for i, n in enumerate(patch_net.CLASSES) if n in TEAM_COLOURS and n in names):
+            sure = white[asked] & (logit[asked] > 0) & (prob[:, column] >= cfg.patch_colour_sure)
+            best[asked[sure]] = int(np.flatnonzero(names == team)[0])
+        return logit, best
 
     def _allowed_distances(
         self, dist: np.ndarray, names: np.ndarray, white_possible: np.ndarray | None
@@ -611,7 +630,7 @@ class CellReader:
             added = np.minimum(white_net.logit(inputs), cfg.white_net_cap)
             logit = np.where(white, np.maximum(logit, added), logit).astype(np.float32)
         if grid is not None:
-            logit = self._second_opinion(grid, feats, logit)
+            logit, best = self._second_opinion(grid, feats, logit, best, names)
         p_chip = _sigmoid(logit)
         rows = np.arange(N_CELLS)
         if dist.shape[1] > 1:
