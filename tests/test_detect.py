@@ -144,6 +144,26 @@ def test_the_edition_follows_the_chips_counted_not_a_stray_misread():
     assert _edition_of_chips(board(blue=6, red=6)) is None  # both sets have blue and red
 
 
+@pytest.mark.parametrize(("seed", "difficulty"), [(9223, "normal"), (9299, "normal")])
+def test_white_chips_the_classic_reader_misses_still_tell_the_jumbo_mat(seed, difficulty):
+    """A Jumbo mat whose grid looks classic in shape, with blue and red chips (both sets have
+    them) and a white sequence: read with classic colours, the white chips come out as no chips
+    (or one blue), so nothing said Jumbo. The patch network still sees white chips."""
+    from dataclasses import replace
+
+    from vision.classify import ReaderConfig
+    from vision.detect import DetectConfig
+
+    scene = render(random_spec(seed, edition="jumbo", difficulty=difficulty))
+    visible = ~scene.occluded
+    assert (np.array(scene.labels) == "flipped").sum() >= 5
+    blind = detect(scene.frame, config=DetectConfig(reader=replace(ReaderConfig(), patch_doubt=0.0)))
+    assert blind.edition == "classic"
+    det = detect(scene.frame)
+    assert det.edition == "jumbo"
+    assert np.array_equal(np.array(det.labels)[visible], np.array(scene.labels)[visible])
+
+
 def test_white_chips_are_possible_on_a_guessed_edition_only_with_the_empty_board_to_compare():
     from vision.detect import _colour_model, _edition_of_chips
 

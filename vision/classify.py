@@ -573,12 +573,28 @@ class CellReader:
         in_doubt = doubt[asked]
         patch = patch_net.chip_logit(scores[in_doubt])
         logit[asked[in_doubt]] = cfg.patch_weight * patch + (1.0 - cfg.patch_weight) * logit[asked[in_doubt]]
-        prob = np.exp(scores - scores.max(axis=1, keepdims=True))
-        prob /= prob.sum(axis=1, keepdims=True)
-        for team, column in ((n, i) for i, n in enumerate(patch_net.CLASSES) if n in TEAM_COLOURS and n in names):
-            sure = white[asked] & (logit[asked] > 0) & (prob[:, column] >= cfg.patch_colour_sure)
+        seen = patch_net.sure_class(scores, cfg.patch_colour_sure)
+        for team in set(TEAM_COLOURS) & set(names):
+            sure = white[asked] & (logit[asked] > 0) & (seen == team)
             best[asked[sure]] = int(np.flatnonzero(names == team)[0])
         return logit, best
+
+    def seen_colours(self, frame: np.ndarray, corners: np.ndarray, reading: CellReading) -> list[list[str]]:
+        """``reading``'s labels ``(10, 10)`` with each cell's chip as the patch network sees it
+        where it is sure (``patch_colour_sure``), for telling the edition by the chips: a white
+        chip the classic reader took for a green chip or for no chip at all is still a white chip.
+        Not for the labels themselves: a profile's taught colours are not the network's."""
+        labels = np.asarray(reading.labels, dtype=object).ravel()
+        chips = np.flatnonzero(labels != "free")
+        net = self.patch_net
+        if net is None or chips.size == 0:
+            return reading.labels
+        white = np.asarray(reading.features["white"], np.float32).reshape(N_CELLS, 3)
+        patches = cell_patches(self.rectify(frame, corners), white, chips, self.config.patch)
+        seen = patch_net.sure_class(net.class_logits(patches), self.config.patch_colour_sure)
+        chip_seen = (seen != "") & (seen != "empty")
+        labels[chips[chip_seen]] = seen[chip_seen]
+        return labels.reshape(SIZE, SIZE).tolist()
 
     def _allowed_distances(
         self, dist: np.ndarray, names: np.ndarray, white_possible: np.ndarray | None

@@ -272,7 +272,8 @@ def detect(
         # The grid's shape is a weak witness of the edition (it needs the camera's focal length);
         # the chips are a strong one: green chips come only with the classic board, yellow only
         # with the Jumbo mat.
-        told = _edition_of_chips(reading.labels)
+        seen = CellReader(edition=placed.edition, config=config.reader).seen_colours(frame, placed.corners, reading)
+        told = _edition_of_chips(seen)
         if told is not None and told != placed.edition:
             log.info("the chips say %s, not the guessed %s: read again", told, placed.edition)
             placed = replace(placed, edition=told)

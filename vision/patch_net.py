@@ -81,6 +81,16 @@ def chip_logit(class_logits: np.ndarray) -> np.ndarray:
     return (chips - z[:, 0]).astype(np.float32)
 
 
+def sure_class(class_logits: np.ndarray, sure: float) -> np.ndarray:
+    """``(k,)`` object array: the class (``CLASSES``) each row's probability reaches ``sure``
+    for, ``""`` where none does."""
+    z = np.asarray(class_logits, np.float64)
+    prob = np.exp(z - z.max(axis=1, keepdims=True))
+    prob /= prob.sum(axis=1, keepdims=True)
+    names = np.array((*CLASSES, ""), dtype=object)
+    return names[np.where(prob.max(axis=1) >= sure, prob.argmax(axis=1), len(CLASSES))]
+
+
 class PatchNet:
     """The fitted network, loaded from ONNX; ``chip_logit(patches)`` per cell.
 
