@@ -24,7 +24,10 @@ All 100 cells are read at once from the rectified grid (``vision.warp``): fixed 
    there; the label of a chip is its nearest colour prototype, or where that is a team colour
    the one whose hue sector holds the disc's hue (``ColourModel.hue_labels``: glare washes a
    chip's lightness and chroma, not its hue); the confidence is the network's probability times
-   the colour margin, lowered where the camera clipped.
+   the colour margin, lowered where the camera clipped. The cells it leaves in doubt, and the
+   chips read white, are read again by a small CNN over the cell's pixels beside its twin card's
+   (``vision.patch_net``): its chip-or-not replaces the doubtful logit, and where it is sure a
+   chip read white is a team colour (glare), that colour is taken.
 
 ``CellReader`` prepares the index sets once; ``read`` is the per-frame hot path, and
 ``CellReading.features`` exposes every per-cell cue (``(10, 10)``) for the live tracker.
@@ -149,7 +152,8 @@ class ReaderConfig:
     patch_weight: float = 1.0
     """Share of the patch network's logit in such a cell's final logit (the rest: the cue network's)."""
     patch_colour_sure: float = 0.9
-    """Probability of one team colour at which the patch network overrules a white reading."""
+    """Probability of one class at which the patch network overrules a white reading with a team
+    colour, and at which its reading counts in the edition vote (``seen_colours``)."""
     patch: PatchConfig = field(default_factory=PatchConfig)
 
 
