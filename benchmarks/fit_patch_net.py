@@ -8,7 +8,7 @@ script needs it), writes ``vision/patch_net.onnx``, checks OpenCV reads it back 
 outputs, and prints held-out errors next to the cue network's on hard frames. Seeds: 30000 up
 (standard), 40000 up (white chips), 32000 up (held out); no benchmark uses them.
 
-    python benchmarks/fit_patch_net.py [--frames 1500] [--flipped-frames 1000] [--epochs 12] [--width 16]
+    python benchmarks/fit_patch_net.py [--frames 2000] [--flipped-frames 1600] [--epochs 12] [--width 16]
 """
 
 from __future__ import annotations
@@ -139,8 +139,8 @@ def report(name: str, logit: np.ndarray, y: np.ndarray) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--frames", type=int, default=1500)
-    parser.add_argument("--flipped-frames", type=int, default=1000)
+    parser.add_argument("--frames", type=int, default=2000)
+    parser.add_argument("--flipped-frames", type=int, default=1600)
     parser.add_argument("--held-out", type=int, default=300)
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--width", type=int, default=16, help="channels of the first convolution")
