@@ -8,7 +8,7 @@ import pytest
 
 from vision.classify import CellReader, ReaderConfig
 from vision.detect import DetectConfig, detect
-from vision.patch_net import CLASSES, PatchConfig, PatchNet, cell_patches, chip_logit, load_patch_net
+from vision.patch_net import PatchConfig, PatchNet, cell_patches, chip_logit, load_patch_net
 from vision.sim import random_spec, render
 from vision.twins import TWIN
 
@@ -62,7 +62,7 @@ def test_the_shipped_network_tells_chips_from_cards():
     or no chip right for nearly every visible cell, white chips on the Jumbo mat included."""
     net = load_patch_net()
     wrong, white_wrong, white_total, total = 0, 0, 0, 0
-    for seed, edition in ((61, "classic"), (62, "jumbo"), (63, "jumbo")):
+    for seed, edition in ((61, "classic"), (64, "jumbo"), (65, "jumbo")):
         scene = render(random_spec(seed, edition=edition, difficulty="hard"))
         reader = CellReader(edition=edition)
         grid = reader.rectify(scene.frame, scene.corners)
@@ -76,8 +76,7 @@ def test_the_shipped_network_tells_chips_from_cards():
         white_total += int(white.sum())
         white_wrong += int((white & (logit <= 0)).sum())
     assert wrong <= 0.03 * total
-    assert white_total == 0 or white_wrong <= 0.3 * white_total
-    assert len(CLASSES) == 6
+    assert white_total >= 10 and white_wrong <= 0.3 * white_total
 
 
 def test_the_reader_asks_the_network_only_about_doubtful_cells_and_white_chips(monkeypatch):

@@ -715,9 +715,8 @@ def _leaders(frame, candidates: list, config: LocateConfig) -> list[np.ndarray]:
     for i, m in enumerate(quick):
         if m.z <= 0:
             continue
-        cell = grid_diagonal(m.corners) / (SIZE * np.sqrt(2.0))
         for cluster in clusters:
-            if np.abs(seen[cluster[0]] - seen[i]).max() < config.vote_cells * cell:
+            if _same_placement(seen[cluster[0]], seen[i], config):
                 cluster.append(i)
                 break
         else:
@@ -726,6 +725,13 @@ def _leaders(frame, candidates: list, config: LocateConfig) -> list[np.ndarray]:
     # (many weak duplicates must not outvote one candidate that reads the layout clearly).
     clusters.sort(key=lambda cl: -_vote(sorted((quick[i].z for i in cl), reverse=True), config))
     return [order_as_seen(candidates[max(cluster, key=lambda i: quick[i].z)]) for cluster in clusters]
+
+
+def _same_placement(a: np.ndarray, b: np.ndarray, config: LocateConfig) -> bool:
+    """Whether two outlines (corners in the same order) lie within ``vote_cells`` of a cell of
+    ``b`` of each other at every corner: one placement, to be counted or registered once."""
+    cell = grid_diagonal(b) / (SIZE * np.sqrt(2.0))
+    return bool(np.abs(np.asarray(a) - np.asarray(b)).max() < config.vote_cells * cell)
 
 
 def _lattice_leaders(white: np.ndarray, candidates: list, leaders: list[np.ndarray],
@@ -744,8 +750,7 @@ def _lattice_leaders(white: np.ndarray, candidates: list, leaders: list[np.ndarr
     contrast = _lattice_contrast(white, quads, config)
     picked: list[np.ndarray] = []
     for i in np.argsort(-contrast):
-        cell = grid_diagonal(quads[i]) / (SIZE * np.sqrt(2.0))
-        if all(np.abs(quads[i] - q).max() >= config.vote_cells * cell for q in [*leaders, *picked]):
+        if not any(_same_placement(q, quads[i], config) for q in [*leaders, *picked]):
             picked.append(quads[i])
             if len(picked) >= config.lattice_top:
                 break

@@ -12,6 +12,7 @@ frames that no benchmark uses; run here by OpenCV's ``dnn`` module, nothing else
 
 from __future__ import annotations
 
+import functools
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,13 +119,7 @@ class PatchNet:
         return chip_logit(self.class_logits(patches))
 
 
-_shared: dict[Path, PatchNet] = {}
-_shared_lock = threading.Lock()
-
-
+@functools.cache
 def load_patch_net(path: Path = MODEL_PATH) -> PatchNet:
     """The network at ``path``, read once per process (readers of every table share it)."""
-    with _shared_lock:
-        if path not in _shared:
-            _shared[path] = PatchNet(path)
-        return _shared[path]
+    return PatchNet(path)
