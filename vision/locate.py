@@ -8,10 +8,11 @@ Two kinds of evidence, both properties of every real board and not of our render
 * the *layout*: every card is printed red or black (``engine.layout.INK_MAP``), a pattern
   unlike itself under any shift or turn.
 
-The search runs in stages, cheapest first (outlines; grids fitted inside them; the segment
-lattice) and stops once a placement passes the test. Each rough candidate is placed by a quick
-ink read a few cells each way; candidates from the board agree on a placement, so placements
-are ranked by their summed evidence, and the leaders are registered on the lattice.
+The search runs in stages, cheapest first (outlines, the board network's among them; grids
+fitted inside them; the segment lattice) and stops once a placement passes the test. Each
+rough candidate is placed by a quick ink read a few cells each way; candidates from the board
+agree on a placement, so placements are ranked by their summed evidence, and the leaders are
+registered on the lattice.
 
 The test is statistical: the correlation of the cells' red-versus-black ink with the layout,
 times the square root of the number of inked cells, is about N(0, 1) for print unrelated to
@@ -19,6 +20,11 @@ the board. A placement is the board when that z-score clears ``min_z`` (wrong pl
 measured stay below it over all the candidates, shifts and turns tried) *and* beats every
 other whole-cell placement and turn by ``min_z_margin`` (a lattice one card off reads the
 suits' runs almost as well). Chips, hands and clutter only hide cells; the fits are robust.
+
+Where the card gaps or the card area the board network sees (``vision.board_net``) fix the
+whole-cell placement, only the four turns are in question, and a weaker ink (with the court
+cards' art) suffices: under glare or most cards under chips the print shows too little for
+the full test, while the board's outline still shows where it lies.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import cv2
 import numpy as np
 
 from engine.layout import SIZE
+from vision.board_net import BoardView, load_board_net
 from vision.geometry import (
     GRID_CORNERS_UV,
     GridFit,
@@ -173,6 +180,21 @@ class LocateConfig:
     """Print density is averaged over this window of the thumbnail (about a small board's cell)."""
     texture_close_px: int = 5
     """Closing of the print-density mask (thumbnail pixels), bridging chips and gaps."""
+    use_net: bool = True
+    """Also take the card area the board network sees as outlines (``mask_quads``)."""
+    net_levels: tuple[float, ...] = (0.5, 0.3, 0.7)
+    """Probability levels the network's map is outlined at."""
+    side_trim: float = 0.15
+    """The network's outlines are fitted along each side leaving out this fraction at each end
+    (its corners come out rounded)."""
+    place_by_net: bool = True
+    mask_cell_px: int = 4
+    mask_min: float = 0.6
+    mask_margin: float = 0.2
+    """Where the card gaps say nothing and the ink alone falls short, the board network's card
+    area places a grid when the best whole-cell shift scores ``mask_min`` (see
+    ``_placed_by_mask``) and beats the next by ``mask_margin``; the ink and art must then tell
+    its turn (``min_z_placed``, ``min_z_margin``), as for the free corners."""
     use_texture: bool = True
     """Also take the regions dense with small dark print as board outlines (see ``texture_quads``)."""
     use_segments: bool = True
@@ -305,7 +327,8 @@ class LocateConfig:
         does not, and the free corners placing the grid (on 600 rendered empty boards they
         placed six grids 0.6 to 4 cells off, for seven boards found that the ink alone missed)."""
         plain = cls()
-        return cls(thorough=True, min_z=7.0, full_z=8.5, use_corners=False, ink=replace(plain.ink, court_art=False))
+        return cls(thorough=True, min_z=7.0, full_z=8.5, use_corners=False, place_by_net=False,
+                   ink=replace(plain.ink, court_art=False))
 
 
 def locate_grid(
@@ -327,12 +350,16 @@ def locate_grid(
     raw_white = _whiteness(frame)
     sat = _saturation(frame)
     white = cv2.GaussianBlur(raw_white, (0, 0), config.white_blur_px)
+    board = load_board_net().view(frame) if config.use_net else None
     quads = blob_quads(raw_white, config)
     if config.use_texture:
         quads = texture_quads(raw_white, config, quads)
+    # The network's outlines first; the closer look (``zoomed_quads``) is for the others.
+    outlines = (mask_quads(board, config) if board is not None else []) + quads
     if frame.ndim == 2:
         candidates = [
-            c for c in _with_hypotheses(quads, raw_white, sat, config) if _plausible(c, (w, h), config, aspect=False)
+            c for c in _with_hypotheses(outlines, raw_white, sat, config)
+            if _plausible(c, (w, h), config, aspect=False)
         ]
         if config.use_segments:
             candidates += [c for c in lattice_candidates(gray, config) if _plausible(c, (w, h), config)]
@@ -340,7 +367,7 @@ def locate_grid(
             return GridFit.failed("no board: nothing in the frame looks like a grid of cards")
         return _best_by_lattice(gray, candidates, edition, config)
     # Cheapest evidence first, stopping as soon as a placement passes the test: the outlines
-    # of the card area, then grids fitted inside them (a margin or border taken for cards),
+    # of the card area (the board network's first), then grids fitted inside them (a margin or border taken for cards),
     # then the card-gap lattice from line segments (sharp views whose outline is unclear),
     # then the board told apart from the table by colour (a tablecloth as white and busy as
     # the cards, where brightness and print density cannot outline them), and last the
@@ -349,8 +376,8 @@ def locate_grid(
     # board there, and any outline they suggest is then tried, wherever it lies.
     last_resort = replace(config, min_z=config.table_min_z)
     stages = [
-        (lambda: quads, config),
-        (lambda: [g for q in quads for g in lattice_hypotheses(raw_white, sat, q, config)], config),
+        (lambda: outlines, config),
+        (lambda: [g for q in outlines for g in lattice_hypotheses(raw_white, sat, q, config)], config),
         (lambda: lattice_candidates(gray, config) if config.use_segments else [], config),
         (lambda: _with_hypotheses(table_quads(frame, config), raw_white, sat, config) if config.use_table else [],
          last_resort),
@@ -364,13 +391,13 @@ def locate_grid(
         candidates += more
         leaders = _leaders(frame, more, stage_config)
         deferred.append((leaders[top : config.deep_top], stage_config))
-        found = _stage_result(frame, gray, white, leaders[:top], config, stage_config)
+        found = _stage_result(frame, gray, white, board, leaders[:top], config, stage_config)
         if not _accepted(found, stage_config):
             # The outlines that fit the card borders best, under a stricter ink test: more
             # registrations, more chances for a wrong placement to read the layout by chance.
             strict = replace(stage_config, min_z=max(stage_config.min_z, config.lattice_min_z))
             extra = _lattice_leaders(white, more, leaders[:top], config)
-            found = _better(found, _stage_result(frame, gray, white, extra, config, strict), config)
+            found = _better(found, _stage_result(frame, gray, white, board, extra, config, strict), config)
         best = _better(best, found, config)
         # A weak pass from the outlines alone may be a lattice bent off the cards in one
         # corner; the grids fitted inside the outlines are tried before settling for it,
@@ -381,7 +408,7 @@ def locate_grid(
         if _accepted(best, config) and (settled or weak_pass_ok):
             break
     if not config.thorough and not _accepted(best, config):
-        best = _deep_search(frame, gray, white, deferred, best, config)
+        best = _deep_search(frame, gray, white, board, deferred, best, config)
     if not candidates:
         return GridFit.failed("no board: nothing in the frame looks like a grid of cards")
     if best is None or not _accepted(best, config):
@@ -391,7 +418,7 @@ def locate_grid(
             f"(best z {z:.1f} < {config.min_z:.1f}, or not {config.min_z_margin:.1f} above the next placement)",
             score=z,
         )
-    best = _finish(frame, gray, white, best, config)
+    best = _finish(frame, gray, white, board, best, config)
     # The gap fit moves corners by less than its search each round: once more from where it ended.
     again, _, _ = _gap_fit(gray, best.corners, config)
     if again is not None:
@@ -434,7 +461,8 @@ class InkMatch:
     cells: int
     placed: bool = False
     framed: bool = False
-    """The free corners (not the gaps) placed it: only the turns are runners-up."""
+    """The board network's card area or the free corners (not the gaps) placed it: only the
+    turns are runners-up."""
     art_z: float | None = None
     art_runner: float | None = None
     """Where the ink alone did not tell the turn of a placed or framed grid and the court cards'
@@ -449,13 +477,16 @@ def ink_match(
     reach: int | None = None,
     ink: OrientConfig | None = None,
     gray: np.ndarray | None = None,
+    board: BoardView | None = None,
 ) -> InkMatch:
     """The whole-cell placement of a registered lattice that best shows the printed layout.
 
     A registration lands on the card gaps but may be whole cells off (a margin or a row of
     cards taken for the edge): the ink of a wider lattice (``reach`` cells more each side) is
     read once and every 10x10 window of it scored against the layout. Given ``gray``, where
-    the card gaps end places the grid instead when they say so clearly.
+    the card gaps end places the grid instead when they say so clearly; where they do not and
+    the ink alone falls short, the card area the board network sees (``board``) or the four
+    free corners may place it, and then the ink and art need only tell its turn.
     """
     r = config.shift_reach if reach is None else reach
     ink = config.ink if ink is None else ink
@@ -477,7 +508,9 @@ def ink_match(
         dv, du, best, runner = _best_window(z)
         clear = best >= config.min_z and best - runner >= config.min_z_margin
     framed = None
-    if placed is None and gray is not None and r >= 1 and config.use_corners and not clear:
+    if placed is None and board is not None and config.place_by_net and r >= 1 and not clear:
+        framed = _placed_by_mask(board, lattice, h, r, z, config, ink)
+    if framed is None and placed is None and gray is not None and r >= 1 and config.use_corners and not clear:
         framed = _placed_by_corners(lattice, r, z, config, ink)  # (only where the ink alone falls short)
     art = None
     if placed is not None or framed is not None:
@@ -545,6 +578,50 @@ def _placed_by_corners(
     return (dv, du), turns
 
 
+def _placed_by_mask(
+    board: BoardView, lattice: np.ndarray, h: np.ndarray, reach: int, z: np.ndarray, config: LocateConfig,
+    ink: OrientConfig,
+) -> tuple[tuple[int, int], np.ndarray] | None:
+    """The whole-cell shift ``(dv, du)`` at which the grid covers the card area the board
+    network sees, and its turns' z (``_placed_turns``), if the network says so clearly and the
+    ink (and art) then show one turn at ``min_z_placed``; else None.
+
+    Each shifted window scores the mean probability of its own edge cells less that of the
+    ring of cells just outside it: about 1 on the card area's outline, about 0.4 a cell off
+    (a row of cards outside, a row of table on one edge). ``h`` maps grid cells to frame pixels.
+    """
+    r, px = reach + 1, config.mask_cell_px
+    cells = SIZE + 2 * r
+    ext = apply_homography(h, np.array([[-r, -r], [SIZE + r, -r], [SIZE + r, SIZE + r], [-r, SIZE + r]], float))
+    side = float(cells * px)
+    to_cells = cv2.getPerspectiveTransform((ext * board.scale).astype(np.float32),
+                                           np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32))
+    prob = cv2.warpPerspective(board.prob, to_cells, (cells * px, cells * px), flags=cv2.INTER_LINEAR)
+    per_cell = prob.reshape(cells, px, cells, px).mean(axis=(1, 3), dtype=np.float64)
+    sums = cv2.integral(per_cell)
+    n = 2 * reach + 1
+    v, u = np.mgrid[0:n, 0:n]
+
+    def box(offset: int, size: int) -> np.ndarray:
+        """Summed probability of the ``size``-cell square ``offset`` cells into each window."""
+        a, b = v + offset, u + offset
+        return sums[a + size, b + size] - sums[a, b + size] - sums[a + size, b] + sums[a, b]
+
+    # The grid's own edge cells against the ring of cells just outside it.
+    edge = (box(1, SIZE) - box(2, SIZE - 2)) / (SIZE**2 - (SIZE - 2) ** 2)
+    ring = (box(0, SIZE + 2) - box(1, SIZE)) / ((SIZE + 2) ** 2 - SIZE**2)
+    score = edge - ring
+    top = np.sort(score, axis=None)
+    if top[-1] < config.mask_min or top[-1] - top[-2] < config.mask_margin:
+        return None
+    dv, du = (int(i) for i in np.unravel_index(int(np.argmax(score)), score.shape))
+    turns = _placed_turns(lattice, reach, z, (dv, du), config, ink)
+    ranked = np.sort(turns)
+    if not _turn_told(float(ranked[-1]), float(ranked[-2]), config):
+        return None
+    return (dv, du), turns
+
+
 def _placed_by_gaps(gray: np.ndarray, corners: np.ndarray, reach: int, config: LocateConfig) -> tuple[int, int] | None:
     """The whole-cell shift ``(dv, du)`` (0..2*reach, as ``pattern_z`` indexes) at which the card
     lattice ends on both axes, when the gaps are visible and say so clearly; else None."""
@@ -561,17 +638,17 @@ def _placed_by_gaps(gray: np.ndarray, corners: np.ndarray, reach: int, config: L
     return int(dv), int(du)
 
 
-def _polish(frame, gray, white, match: InkMatch, config: LocateConfig) -> InkMatch:
+def _polish(frame, gray, white, board, match: InkMatch, config: LocateConfig) -> InkMatch:
     """Register a placed grid once more from where the ink put it; keep it if the ink agrees.
 
     The first registration may have fitted the lattice over the wrong cells (a margin, a row
     of cards) and so bent it; placed on the right cells, the lattice search starts close.
     """
-    again = _register(frame, gray, white, match.corners, config)
+    again = _register(frame, gray, white, board, match.corners, config)
     return again if again.z > match.z else match
 
 
-def _finish(frame, gray, white, match: InkMatch, config: LocateConfig) -> InkMatch:
+def _finish(frame, gray, white, board, match: InkMatch, config: LocateConfig) -> InkMatch:
     """Fit the card gaps once more around the accepted placement, for sub-pixel corners.
 
     A placement moved by whole cells extrapolates the lattice it was registered with; the
@@ -586,7 +663,7 @@ def _finish(frame, gray, white, match: InkMatch, config: LocateConfig) -> InkMat
     # edge to edge (``lattice_extent``) or the ink shows the layout clearly better there.
     gaps, far, support = _gap_fit(gray, match.corners, dense)
     if far is not None:
-        placed = ink_match(frame, far, config, reach=1, gray=gray)
+        placed = ink_match(frame, far, config, reach=1, gray=gray, board=board)
         if _accepted(placed, config) and (placed.placed or placed.z >= match.z + config.refine_z_slack):
             return placed
     if gaps is None and support >= config.gap_retry_support and config.use_align:
@@ -606,7 +683,7 @@ def _finish(frame, gray, white, match: InkMatch, config: LocateConfig) -> InkMat
             align_samples=config.finish_align_samples,
         )
         gaps, _ = align_lattice(white, match.corners, fine)
-    again = ink_match(frame, gaps, config, reach=1, gray=gray)
+    again = ink_match(frame, gaps, config, reach=1, gray=gray, board=board)
     if _accepted(again, config) and again.z >= match.z - slack and _moved_cells(
         again.corners, match.corners
     ) <= config.max_refine_move_cells:
@@ -614,21 +691,23 @@ def _finish(frame, gray, white, match: InkMatch, config: LocateConfig) -> InkMat
     return match
 
 
-def _deep_search(frame, gray, white, deferred: list, best: InkMatch | None, config: LocateConfig) -> InkMatch | None:
+def _deep_search(frame, gray, white, board, deferred: list, best: InkMatch | None,
+                 config: LocateConfig) -> InkMatch | None:
     """Register the placements ranked below the leaders, stage by stage, until one passes.
 
     The quick look ranks placements roughly (a weak print reads near chance at its resolution),
     so the board can rank below the leaders. ``deferred`` holds each stage's placements and
     config. Many more lattices are tried here, so the looser rules for the leaders are left out:
-    the free corners place none (a lattice a fraction of a cell off passed at z 3.5), a grid
-    the gaps place needs z ``min_z_placed`` (a turn told at z 2.9 was wrong), and one the ink
-    alone placed needs the card gaps along it (``deep_gap_support``: lattices cells off the
+    neither the board network nor the free corners place any (a lattice a fraction of a cell
+    off passed at z 3.5), a grid the gaps place needs z ``min_z_placed`` (a turn told at z 2.9
+    was wrong), and one the ink alone placed needs the card gaps along it (``deep_gap_support``: lattices cells off the
     board passed the ink test by chance, with no gaps there).
     """
     for leaders, stage_config in deferred:
-        deep = replace(stage_config, use_corners=False, min_z_placed_clear=stage_config.min_z_placed)
+        deep = replace(stage_config, use_corners=False, place_by_net=False,
+                       min_z_placed_clear=stage_config.min_z_placed)
         for corners in leaders:
-            found = _stage_result(frame, gray, white, [corners], config, deep)
+            found = _stage_result(frame, gray, white, board, [corners], config, deep)
             if _accepted(found, config) and not found.placed and _gap_fit(gray, found.corners, config)[2] < (
                 config.deep_gap_support
             ):
@@ -639,7 +718,7 @@ def _deep_search(frame, gray, white, deferred: list, best: InkMatch | None, conf
     return best
 
 
-def _stage_result(frame, gray, white, leaders: list[np.ndarray], config: LocateConfig,
+def _stage_result(frame, gray, white, board, leaders: list[np.ndarray], config: LocateConfig,
                   stage_config: LocateConfig) -> InkMatch | None:
     """Register a stage's ``leaders``; the best placement, or None when it passes only the usual
     test (``config``) and not the stricter one of its stage (``stage_config``), which the stage
@@ -650,11 +729,11 @@ def _stage_result(frame, gray, white, leaders: list[np.ndarray], config: LocateC
     cell off, where the print reads weaker than on the cards themselves (a board that read
     z 6.2 a fifth of a cell off read 8.4 once finished).
     """
-    found = _register_leaders(frame, gray, white, leaders, stage_config)
+    found = _register_leaders(frame, gray, white, board, leaders, stage_config)
     if not _accepted(found, config) or _accepted(found, stage_config):
         return found
     # ``_finish`` keeps a move only where the stage's test then passes; else it returns ``found``.
-    finished = _finish(frame, gray, white, found, stage_config)
+    finished = _finish(frame, gray, white, board, found, stage_config)
     return finished if _accepted(finished, stage_config) else None
 
 
@@ -757,7 +836,7 @@ def _lattice_leaders(white: np.ndarray, candidates: list, leaders: list[np.ndarr
     return picked
 
 
-def _register_leaders(frame, gray, white, leaders: list[np.ndarray], config: LocateConfig) -> InkMatch | None:
+def _register_leaders(frame, gray, white, board, leaders: list[np.ndarray], config: LocateConfig) -> InkMatch | None:
     """Register the given leaders in turn until one passes (``thorough``: until the card gaps
     place one that shows the layout fully, ``full_z``; the first they place can be a cell off,
     showing it weakly, where a later one lies on the board itself); the best placement of those
@@ -765,11 +844,11 @@ def _register_leaders(frame, gray, white, leaders: list[np.ndarray], config: Loc
     best = None
     size = (frame.shape[1], frame.shape[0])
     for corners in leaders:
-        match = _register(frame, gray, white, corners, config)
+        match = _register(frame, gray, white, board, corners, config)
         if not _plausible(match.corners, size, config, aspect=False):
             continue
         if not _accepted(match, config) and match.z >= config.min_z - config.polish_below:
-            match = _polish(frame, gray, white, match, config)
+            match = _polish(frame, gray, white, board, match, config)
         if match.framed and not _plausible(match.corners, size, config):
             continue  # (the final test: the free corners place a grid, they do not shape it)
         best = _better(best, match, config)
@@ -809,7 +888,7 @@ def _plausible(corners: np.ndarray, size: tuple[int, int], config: LocateConfig,
     return max(aspect, 1.0 / max(aspect, 1e-9)) <= config.max_aspect
 
 
-def _register(frame, gray, white, corners, config: LocateConfig) -> InkMatch:
+def _register(frame, gray, white, board, corners, config: LocateConfig) -> InkMatch:
     """Bring rough corners onto the printed lattice and place it by the ink; the best of the tries.
 
     The card gaps give sub-pixel lines when the camera resolves them (checked by how many gap
@@ -818,7 +897,7 @@ def _register(frame, gray, white, corners, config: LocateConfig) -> InkMatch:
     lattice search can also drift off a blurred board, so every stage's result is placed by
     the ink (``ink_match``) and the one that shows the layout best is kept.
     """
-    first = ink_match(frame, corners, config, gray=gray)
+    first = ink_match(frame, corners, config, gray=gray, board=board)
     if _accepted(first, config) and first.z >= config.full_z:
         return first  # already on the cards: the final gap fit will make it sub-pixel
     tries = [np.asarray(corners, np.float32)]
@@ -835,7 +914,7 @@ def _register(frame, gray, white, corners, config: LocateConfig) -> InkMatch:
             gaps, _, _ = _gap_fit(gray, aligned, config)
             if gaps is not None:
                 tries.append(gaps)
-    matches = [first] + [ink_match(frame, t, config, gray=gray) for t in tries[1:]]
+    matches = [first] + [ink_match(frame, t, config, gray=gray, board=board) for t in tries[1:]]
     # A placement that passes the test beats one that does not (a grid placed by the card gaps
     # passes with less ink than a rough grid whole cells off may show by chance). Later tries
     # are the finer registrations: take the finest that shows the layout about as strongly as
@@ -1479,11 +1558,23 @@ def texture_quads(white: np.ndarray, config: LocateConfig, out: list | None = No
     return out
 
 
-def _region_quads(small: np.ndarray, s: float, close_px: int, config: LocateConfig, out: list) -> list:
-    """Hull quads of the largest regions of ``small`` above Otsu's and a few higher thresholds."""
-    thresholds = [cv2.threshold(small, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)[0]]
-    hi = float(np.percentile(small, config.blob_bright_percentile))
-    thresholds += [thresholds[0] + f * (hi - thresholds[0]) for f in config.blob_levels]
+def mask_quads(board: BoardView, config: LocateConfig) -> list[np.ndarray]:
+    """Rough quadrilaterals of the card area the board network (``vision.board_net``) sees:
+    the hulls of its probability map's largest regions at a few levels (``net_levels``).
+    Returns ``(4, 2) float32`` image-pixel quads, as seen."""
+    small = np.clip(board.prob * 255.0, 0, 255).astype(np.uint8)
+    return _region_quads(small, board.scale, config.blob_close_px, config, [],
+                         [255.0 * level for level in config.net_levels], fit_sides=True)
+
+
+def _region_quads(small: np.ndarray, s: float, close_px: int, config: LocateConfig, out: list,
+                  thresholds: list[float] | None = None, fit_sides: bool = False) -> list:
+    """Hull quads of the largest regions of ``small`` above ``thresholds`` (default: Otsu's and
+    a few higher ones); with ``fit_sides``, their corners where their sides meet (``_side_fit``)."""
+    if thresholds is None:
+        thresholds = [cv2.threshold(small, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)[0]]
+        hi = float(np.percentile(small, config.blob_bright_percentile))
+        thresholds += [thresholds[0] + f * (hi - thresholds[0]) for f in config.blob_levels]
     for t in thresholds:
         binary = (small > t).astype(np.uint8)
         binary = cv2.morphologyEx(binary, cv2.MORPH_CLOSE, np.ones((close_px, close_px), np.uint8))
@@ -1496,6 +1587,8 @@ def _region_quads(small: np.ndarray, s: float, close_px: int, config: LocateConf
             if area > config.blob_max_area * binary.size:
                 continue  # the table itself
             quad = _hull_quad(c)
+            if quad is not None and fit_sides:
+                quad = _side_fit(c, quad, config)
             if quad is not None and not any(np.abs(quad / s - q).max() < config.blob_same_px for q in out):
                 out.append(order_as_seen(quad / s))
     return out
@@ -1561,6 +1654,40 @@ def table_quads(frame: np.ndarray, config: LocateConfig) -> list[np.ndarray]:
 def _with_hypotheses(quads: list[np.ndarray], white: np.ndarray, sat: np.ndarray | None, config: LocateConfig) -> list:
     """Each rough quad followed by the grids fitted inside it (``lattice_hypotheses``)."""
     return [c for q in quads for c in (q, *lattice_hypotheses(white, sat, q, config))]
+
+
+def _side_fit(contour: np.ndarray, quad: np.ndarray, config: LocateConfig) -> np.ndarray:
+    """``quad``'s corners where lines fitted to the contour along each of its sides meet.
+
+    A region's rounded corners (a blurred outline, a probability map) pull the hull's vertices
+    inwards; the sides away from the corners are straight and say where the corners are.
+    Returns ``quad`` where a side has too few points to fit.
+    """
+    pts = contour.reshape(-1, 2).astype(np.float64)
+    a, b = quad, np.roll(quad, -1, axis=0)
+    d = b - a
+    length = np.linalg.norm(d, axis=1)
+    # Each point's position along, and distance from, each side.
+    t = np.einsum("pkj,kj->pk", pts[:, None] - a[None], d) / length**2
+    rel = pts[:, None] - a[None]
+    off = np.abs(d[None, :, 0] * rel[..., 1] - d[None, :, 1] * rel[..., 0]) / length
+    side = np.argmin(np.where((t > -0.1) & (t < 1.1), off, np.inf), axis=1)
+    lines = []
+    for k in range(4):
+        keep = (side == k) & (t[:, k] > config.side_trim) & (t[:, k] < 1.0 - config.side_trim)
+        if keep.sum() < 3:
+            return quad
+        vx, vy, x0, y0 = cv2.fitLine(pts[keep].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append(np.cross([x0, y0, 1.0], [x0 + vx, y0 + vy, 1.0]))
+    out = []
+    for k in range(4):
+        p = np.cross(lines[k - 1], lines[k])
+        if abs(p[2]) < 1e-9:
+            return quad
+        out.append(p[:2] / p[2])
+    out = np.array(out)
+    # A fit that moves a corner by more than a tenth of the quad's size is not trusted.
+    return out if np.abs(out - quad).max() <= 0.1 * length.max() else quad
 
 
 def _hull_quad(contour: np.ndarray) -> np.ndarray | None:

@@ -1,0 +1,105 @@
+"""Where the card area probably is: a small fully convolutional network over a thumbnail.
+
+The locator's own outlines come from brightness, print density and the table's colours, and
+each fails somewhere: a gingham tablecloth is as white and as busy as the cards, a white table
+as bright, a dim far board spans few pixels. A network that has seen many rendered tables
+draws the card area's outline from all of it at once. Its outlines are *proposals*: each is
+placed and tested by the printed layout like any other (``vision.locate``), so a wrong outline
+costs time, and a table unlike any it has seen loses nothing but its help. Where the print is
+too faint to place a grid by itself, the card area may place it (whole cells only), and the
+print must still show the board's turn clearly. Fitted by ``benchmarks/fit_board_net.py``
+(PyTorch, exported as ONNX) on rendered frames that no benchmark uses; run by OpenCV's ``dnn``.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+MODEL_PATH = Path(__file__).with_name("board_net.onnx")
+
+
+@dataclass(frozen=True)
+class BoardNetConfig:
+    """The network's input and output grid (fixed by the fitted model: change only with a refit)."""
+
+    width: int = 320
+    height: int = 192
+    """Input size: the frame is shrunk to fit inside it, keeping its aspect, and padded."""
+    stride: int = 4
+    """The network's output is this many input pixels per value."""
+
+
+def board_input(
+    frame: np.ndarray, config: BoardNetConfig = BoardNetConfig()
+) -> tuple[np.ndarray, float, tuple[int, int]]:
+    """The network's input ``(1, 3, height, width)`` float32, the scale from frame to input
+    pixels, and the ``(w, h)`` of the frame's part of the input (the rest is padding).
+
+    Each channel is standardised over the frame's pixels, so neither the exposure nor the
+    white balance reaches the network.
+    """
+    img = frame if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    h, w = img.shape[:2]
+    s = min(config.width / w, config.height / h)
+    size = (max(1, round(w * s)), max(1, round(h * s)))
+    small = cv2.resize(img, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    mean, std = cv2.meanStdDev(small)
+    mean = mean.reshape(1, 1, 3).astype(np.float32)
+    std = np.maximum(std.reshape(1, 1, 3), 1.0).astype(np.float32)
+    small = (small - mean) / std
+    blob = np.zeros((1, 3, config.height, config.width), np.float32)
+    blob[0, :, : size[1], : size[0]] = small.transpose(2, 0, 1)
+    return blob, s, size
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """The card area's probability over a thumbnail of one frame, as the network sees it."""
+
+    prob: np.ndarray
+    """``(h, w)`` float32 in 0..1."""
+    scale: float
+    """Thumbnail pixels per frame pixel."""
+
+
+class BoardNet:
+    """The fitted network, loaded from ONNX; ``probability(frame)`` of the card area per pixel.
+
+    An OpenCV ``dnn`` network is not safe to run from two threads at once, so calls are
+    serialised.
+    """
+
+    def __init__(self, path: Path = MODEL_PATH, config: BoardNetConfig = BoardNetConfig()) -> None:
+        try:
+            self._net = cv2.dnn.readNetFromONNX(str(path))
+        except cv2.error as exc:
+            raise ValueError(f"{path}: not a readable board network ({exc})") from exc
+        self._lock = threading.Lock()
+        self.config = config
+
+    def logits(self, blob: np.ndarray) -> np.ndarray:
+        """``(height / stride, width / stride)`` float32 card-area logits for one input blob."""
+        c = self.config
+        with self._lock:
+            self._net.setInput(np.ascontiguousarray(blob, dtype=np.float32))
+            out = np.asarray(self._net.forward(), np.float32)
+        return out.reshape(c.height // c.stride, c.width // c.stride)
+
+    def view(self, frame: np.ndarray) -> BoardView:
+        """The card area's probability over the frame's thumbnail (``board_input``)."""
+        blob, s, (w, h) = board_input(frame, self.config)
+        logits = cv2.resize(self.logits(blob), (self.config.width, self.config.height), interpolation=cv2.INTER_LINEAR)
+        prob = 1.0 / (1.0 + np.exp(-logits[:h, :w]))
+        return BoardView(prob.astype(np.float32), s)
+
+
+@functools.cache
+def load_board_net(path: Path = MODEL_PATH) -> BoardNet:
+    """The network at ``path``, read once per process."""
+    return BoardNet(path)
