@@ -9,7 +9,7 @@ held-out hard frames, the mask's overlap with the truth and how far the best out
 locator draws from it (``vision.locate.net_quads``) lies from the true corners. Seeds: 50000
 up (training), 54000 up (held out); no benchmark uses them.
 
-    python benchmarks/fit_board_net.py [--frames 3000] [--epochs 12]
+    python benchmarks/fit_board_net.py [--frames 6000] [--epochs 10]
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.fit_loop import adam_epochs
 from vision.board_net import MODEL_PATH, BoardNet, BoardNetConfig, BoardView, board_input
 from vision.sim import random_spec, render
 
@@ -111,30 +112,19 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int = 0):
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     net = make_net()
-    opt = torch.optim.Adam(net.parameters(), 3e-3, weight_decay=1e-5)
     pool = torch.nn.MaxPool2d(5, 1, 2)
     xs, ys = torch.from_numpy(x), torch.from_numpy(y)[:, None]
-    for epoch in range(epochs):
-        net.train()
-        order = torch.randperm(len(xs))
-        total = 0.0
-        for i in range(0, len(xs), 32):
-            idx = order[i:i + 32]
-            xb, yb = xs[idx].float(), ys[idx]
-            dims = [d for d, flip in ((3, rng.random() < 0.5), (2, rng.random() < 0.5)) if flip]
-            if dims:
-                xb, yb = torch.flip(xb, dims), torch.flip(yb, dims)
-            edge = (pool(yb) + pool(-yb)) > 0.5  # within two pixels of both inside and outside
-            weight = 1.0 + EDGE_WEIGHT * edge.float()
-            loss = torch.nn.functional.binary_cross_entropy_with_logits(net(xb), yb, weight=weight)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += loss.item() * len(idx)
-        for group in opt.param_groups:
-            group["lr"] *= 0.75
-        print(f"  epoch {epoch + 1}/{epochs}: loss {total / len(xs):.4f}", flush=True)
-    return net.eval()
+
+    def batch_loss(net, idx):
+        xb, yb = xs[idx].float(), ys[idx]
+        dims = [d for d, flip in ((3, rng.random() < 0.5), (2, rng.random() < 0.5)) if flip]
+        if dims:
+            xb, yb = torch.flip(xb, dims), torch.flip(yb, dims)
+        edge = (pool(yb) + pool(-yb)) > 0.5  # within two pixels of both inside and outside
+        weight = 1.0 + EDGE_WEIGHT * edge.float()
+        return torch.nn.functional.binary_cross_entropy_with_logits(net(xb), yb, weight=weight)
+
+    return adam_epochs(net, len(xs), batch_loss, epochs=epochs, batch=32, lr=3e-3, decay=0.75)
 
 
 def export(net, path: Path) -> None:
@@ -173,9 +163,9 @@ def report(net: BoardNet, x: np.ndarray, y: np.ndarray, corners: np.ndarray, sca
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--frames", type=int, default=3000)
+    parser.add_argument("--frames", type=int, default=6000)
     parser.add_argument("--held-out", type=int, default=200)
-    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--cache", type=Path, help="keep the rendered inputs here (.npz) and reuse them")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--threads", type=int, default=2, help="PyTorch threads while training")

@@ -26,6 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.fit_cell_model import _flipped_scene
+from benchmarks.fit_loop import adam_epochs
 from engine.layout import CORNERS, SIZE
 from vision.classify import CellReader
 from vision.patch_net import CLASSES, MODEL_PATH, PatchConfig, PatchNet, cell_patches
@@ -91,31 +92,20 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, width: int, seed: int = 0):
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     net = make_net(width)
-    opt = torch.optim.Adam(net.parameters(), 2e-3, weight_decay=1e-5)
     loss_fn = torch.nn.CrossEntropyLoss()
     xs, ys = torch.from_numpy(x), torch.from_numpy(y)
-    for epoch in range(epochs):
-        net.train()
-        order = torch.randperm(len(xs))
-        total = 0.0
-        for i in range(0, len(xs), 256):
-            idx = order[i:i + 256]
-            xb = xs[idx].float()
-            gain = 0.15 * torch.randn(len(idx), 1, 1, 1) + 0.05 * torch.randn(len(idx), 3, 1, 1).repeat(1, 2, 1, 1)
-            xb = xb + gain
-            dy, dx = (int(v) for v in rng.integers(-1, 2, 2))
-            xb = torch.roll(xb, (dy, dx), (2, 3))
-            if rng.random() < 0.5:
-                xb = torch.flip(xb, (2, 3))
-            loss = loss_fn(net(xb), ys[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += loss.item() * len(idx)
-        for group in opt.param_groups:
-            group["lr"] *= 0.7
-        print(f"  epoch {epoch + 1}/{epochs}: loss {total / len(xs):.4f}", flush=True)
-    return net.eval()
+
+    def batch_loss(net, idx):
+        xb = xs[idx].float()
+        gain = 0.15 * torch.randn(len(idx), 1, 1, 1) + 0.05 * torch.randn(len(idx), 3, 1, 1).repeat(1, 2, 1, 1)
+        xb = xb + gain
+        dy, dx = (int(v) for v in rng.integers(-1, 2, 2))
+        xb = torch.roll(xb, (dy, dx), (2, 3))
+        if rng.random() < 0.5:
+            xb = torch.flip(xb, (2, 3))
+        return loss_fn(net(xb), ys[idx])
+
+    return adam_epochs(net, len(xs), batch_loss, epochs=epochs, batch=256, lr=2e-3, decay=0.7)
 
 
 def export(net, path: Path) -> None:
