@@ -81,7 +81,8 @@ def test_the_shipped_network_tells_chips_from_cards():
 
 def test_the_reader_asks_the_network_only_about_doubtful_cells_and_white_chips(monkeypatch):
     """With ``patch_doubt`` 0 the network is never run; by default it reads the cells whose cue
-    logit is near zero and the chips read white, nothing else."""
+    logit is near zero, the chips read white, and (a white chip being possible on the Jumbo mat)
+    the cells read empty but not by far and the chips read in a colour near white; nothing else."""
     scene = render(random_spec(64, edition="jumbo", difficulty="hard"))
     asked: list[int] = []
     real = PatchNet.class_logits
@@ -97,10 +98,17 @@ def test_the_reader_asks_the_network_only_about_doubtful_cells_and_white_chips(m
     reading = CellReader(edition="jumbo").read(scene.frame, scene.corners)
     logit = plain.features["chip_logit"].ravel()
     labels = np.asarray(plain.labels).ravel()
-    doubtful = (np.abs(logit) < ReaderConfig().patch_doubt) & (labels != "free")
+    config = ReaderConfig()
+    doubtful = (np.abs(logit) < config.patch_doubt) & (labels != "free")
     white = (labels == "flipped") & (logit > 0)
-    assert asked == [int((doubtful | white).sum())]
-    assert 0 < doubtful.sum() < 100
+    faint = (logit <= 0) & (logit > -config.patch_white_doubt) & ~doubtful & (labels != "free")
+    names = list(cue_only.colour_model.labels)
+    dist = plain.features["proto_dist"].reshape(100, -1)
+    chip = (logit > 0) & (labels != "free") & (labels != "flipped")
+    own = dist[np.arange(100), [names.index(v) if v in names else 0 for v in labels]]
+    pale = chip & (dist[:, names.index("flipped")] - own < config.patch_pale_margin)
+    assert asked == [int((doubtful | white | faint | pale).sum())]
+    assert 0 < doubtful.sum() < 100 and faint.any()
     assert reading.features["chip_logit"].shape == (10, 10)
 
 
@@ -120,3 +128,31 @@ def test_a_chip_the_network_is_sure_is_blue_is_not_read_white():
     read = np.asarray(detect(scene.frame, corners=scene.corners, edition="jumbo").labels)
     assert not (read[(truth == "blue") & visible] == "flipped").any()
     assert (read[visible] != truth[visible]).sum() <= 2 < (before[visible] != truth[visible]).sum()
+
+
+def test_white_chips_the_cue_network_firmly_misses_are_read_white():
+    """Seed 6007 (hard, Jumbo): white chips on white cards that the cue network reads empty
+    with logits of -4 to -6.4, where the patch network is sure of white chips."""
+    scene = render(random_spec(6007, edition="jumbo", difficulty="hard"))
+    cells = [(2, 3), (3, 4), (6, 9)]
+    assert all(scene.labels[r][c] == "flipped" for r, c in cells)
+    narrow = CellReader(edition="jumbo", config=replace(ReaderConfig(), patch_white_doubt=0.0))
+    before = narrow.read(scene.frame, scene.corners).labels
+    assert all(before[r][c] == "empty" for r, c in cells)
+    after = CellReader(edition="jumbo").read(scene.frame, scene.corners).labels
+    assert all(after[r][c] == "flipped" for r, c in cells)
+
+
+def test_a_white_chip_tinted_pale_blue_is_read_white():
+    """Seed 6089 (hard, Jumbo): a lamp's cast tints a diagonal of white chips pale blue, and the
+    prototypes call them blue; they are much nearer white than the frame's blue chips are, and
+    the patch network is sure they are white."""
+    scene = render(random_spec(6089, edition="jumbo", difficulty="hard"))
+    cells = [(3, 6), (5, 4), (6, 3), (7, 2)]
+    assert all(scene.labels[r][c] == "flipped" for r, c in cells)
+    blind = CellReader(edition="jumbo", config=replace(ReaderConfig(), patch_pale_margin=0.0))
+    assert all(blind.read(scene.frame, scene.corners).labels[r][c] == "blue" for r, c in cells)
+    read = CellReader(edition="jumbo").read(scene.frame, scene.corners).labels
+    assert all(read[r][c] == "flipped" for r, c in cells)
+    blue = np.asarray(scene.labels) == "blue"
+    assert (np.asarray(read)[blue] == "blue").all()

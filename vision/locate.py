@@ -367,8 +367,8 @@ def locate_grid(
             return GridFit.failed("no board: nothing in the frame looks like a grid of cards")
         return _best_by_lattice(gray, candidates, edition, config)
     # Cheapest evidence first, stopping as soon as a placement passes the test: the outlines
-    # of the card area (the board network's first), then grids fitted inside them (a margin or border taken for cards),
-    # then the card-gap lattice from line segments (sharp views whose outline is unclear),
+    # of the card area (the board network's first), then grids fitted inside them (a margin
+    # or border taken for cards), then the card-gap lattice from line segments (sharp views whose outline is unclear),
     # then the board told apart from the table by colour (a tablecloth as white and busy as
     # the cards, where brightness and print density cannot outline them), and last the
     # outlines of a small board drawn again from a closer look.
@@ -700,8 +700,9 @@ def _deep_search(frame, gray, white, board, deferred: list, best: InkMatch | Non
     config. Many more lattices are tried here, so the looser rules for the leaders are left out:
     neither the board network nor the free corners place any (a lattice a fraction of a cell
     off passed at z 3.5), a grid the gaps place needs z ``min_z_placed`` (a turn told at z 2.9
-    was wrong), and one the ink alone placed needs the card gaps along it (``deep_gap_support``: lattices cells off the
-    board passed the ink test by chance, with no gaps there).
+    was wrong), and one the ink alone placed needs the card gaps along it
+    (``deep_gap_support``: lattices cells off the board passed the ink test by chance, with no
+    gaps there).
     """
     for leaders, stage_config in deferred:
         deep = replace(stage_config, use_corners=False, place_by_net=False,
