@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.fit_loop import adam_epochs
+from benchmarks.fit_loop import adam_epochs, load_torch
 from vision.board_net import MODEL_PATH, BoardNet, BoardNetConfig, BoardView, board_input
 from vision.sim import random_spec, render
 
@@ -171,12 +171,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2, help="PyTorch threads while training")
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
     args = parser.parse_args(argv)
-    try:
-        import torch
-    except ImportError:
-        print("fit_board_net needs PyTorch: pip install -e '.[fit]'", file=sys.stderr)
+    torch = load_torch("fit_board_net", args.threads)
+    if torch is None:
         return 2
-    torch.set_num_threads(args.threads)
     start = time.perf_counter()
     if args.cache and args.cache.exists():
         data = np.load(args.cache)

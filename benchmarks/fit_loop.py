@@ -7,7 +7,19 @@ when a fit runs (``pip install -e ".[fit]"``).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
+
+
+def load_torch(script: str, threads: int):
+    """PyTorch, set to ``threads`` threads; None (after saying how to install it) where it is missing."""
+    try:
+        import torch
+    except ImportError:
+        print(f"{script} needs PyTorch: pip install -e '.[fit]'", file=sys.stderr)
+        return None
+    torch.set_num_threads(threads)
+    return torch
 
 
 def adam_epochs(net, count: int, batch_loss: Callable, *, epochs: int, batch: int, lr: float, decay: float,

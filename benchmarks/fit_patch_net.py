@@ -26,7 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.fit_cell_model import _flipped_scene
-from benchmarks.fit_loop import adam_epochs
+from benchmarks.fit_loop import adam_epochs, load_torch
 from engine.layout import CORNERS, SIZE
 from vision.classify import CellReader
 from vision.patch_net import CLASSES, MODEL_PATH, PatchConfig, PatchNet, cell_patches
@@ -141,12 +141,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="report the mix that asks the network where |cue logit| is below this")
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
     args = parser.parse_args(argv)
-    try:
-        import torch
-    except ImportError:
-        print("fit_patch_net needs PyTorch: pip install -e '.[fit]'", file=sys.stderr)
+    torch = load_torch("fit_patch_net", args.threads)
+    if torch is None:
         return 2
-    torch.set_num_threads(args.threads)
     start = time.perf_counter()
     jobs = [("standard", s) for s in range(STANDARD_SEEDS, STANDARD_SEEDS + args.frames)]
     jobs += [("flipped", s) for s in range(FLIPPED_SEEDS, FLIPPED_SEEDS + args.flipped_frames)]
