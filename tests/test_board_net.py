@@ -103,3 +103,14 @@ def test_the_card_area_does_not_place_a_grid_whose_turn_the_print_does_not_tell(
     config = LocateConfig()
     match = ink_match(scene.frame, scene.corners, config, gray=gray, board=load_board_net().view(scene.frame))
     assert not _accepted(match, config) and not match.framed
+
+
+@pytest.mark.parametrize("seed", [6014, 6124])
+def test_the_card_area_places_a_grid_the_deeper_look_registers(seed):
+    """Small, faint classic boards whose lattice only a placement ranked below the leaders
+    registers (``_deep_search``): the card area places it there too, and the print tells its
+    turn. Without the network's placement neither is found."""
+    scene = _scene(seed, "classic")
+    assert not locate_grid(scene.frame, config=replace(LocateConfig(), place_by_net=False))
+    fit = locate_grid(scene.frame)
+    assert fit and _cells_off(fit.corners, scene.corners) < 0.5
