@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.fit_loop import adam_epochs, load_torch
-from vision.board_net import MODEL_PATH, BoardNet, BoardNetConfig, BoardView, board_input
+from vision.board_net import MODEL_PATH, BoardNet, BoardNetConfig, board_input, view_of_logits
 from vision.sim import random_spec, render
 
 TRAIN_SEEDS, HELD_OUT_SEEDS = 50000, 54000
@@ -149,8 +149,7 @@ def report(net: BoardNet, x: np.ndarray, y: np.ndarray, corners: np.ndarray, sca
         gt = truth_mask > 0.5
         ious.append((pred & gt).sum() / max((pred | gt).sum(), 1))
         c = BoardNetConfig()
-        prob = cv2.resize(1.0 / (1.0 + np.exp(-logits)), (c.width, c.height), interpolation=cv2.INTER_LINEAR)
-        quads = mask_quads(BoardView(prob.astype(np.float32), float(s)), LocateConfig())
+        quads = mask_quads(view_of_logits(logits, float(s), (c.width, c.height), c), LocateConfig())
         cell = np.linalg.norm(truth[2] - truth[0]) / (10 * np.sqrt(2))
         best = min((min(np.abs(np.roll(q[::d], k, 0) - truth).max() for k in range(4) for d in (1, -1))
                     for q in quads), default=np.inf)

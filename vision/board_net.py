@@ -93,10 +93,17 @@ class BoardNet:
 
     def view(self, frame: np.ndarray) -> BoardView:
         """The card area's probability over the frame's thumbnail (``board_input``)."""
-        blob, s, (w, h) = board_input(frame, self.config)
-        logits = cv2.resize(self.logits(blob), (self.config.width, self.config.height), interpolation=cv2.INTER_LINEAR)
-        prob = 1.0 / (1.0 + np.exp(-logits[:h, :w]))
-        return BoardView(prob.astype(np.float32), s)
+        blob, s, size = board_input(frame, self.config)
+        return view_of_logits(self.logits(blob), s, size, self.config)
+
+
+def view_of_logits(logits: np.ndarray, scale: float, size: tuple[int, int],
+                   config: BoardNetConfig = BoardNetConfig()) -> BoardView:
+    """The network's output grid of logits as a probability over the ``size`` = ``(w, h)``
+    thumbnail part of its input, upsampled to input pixels."""
+    w, h = size
+    full = cv2.resize(logits, (config.width, config.height), interpolation=cv2.INTER_LINEAR)
+    return BoardView((1.0 / (1.0 + np.exp(-full[:h, :w]))).astype(np.float32), scale)
 
 
 @functools.cache

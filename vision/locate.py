@@ -544,8 +544,7 @@ def _placed_turns(
     turns are in question. Where the ink alone does not tell them (``min_z_placed``,
     ``min_z_margin``), the court cards' art may (``orient.with_court_art``); a turn the ink
     tells keeps the ink's z, so placements stay ranked by the same evidence."""
-    turns = np.sort(z[window])
-    if _turn_told(float(turns[-1]), float(turns[-2]), config):
+    if _turns_told(z[window], config):
         return z[window]
     return with_court_art(z[window], lattice, ink, cells=SIZE + 2 * reach, window=window, white_border=reach)
 
@@ -564,8 +563,7 @@ def _placed_by_corners(
         return None
     dv, du = (int(v) for v in np.unravel_index(int(np.argmax(scores)), scores.shape))
     turns = _placed_turns(lattice, reach, z, (dv, du), config, ink)
-    ranked = np.sort(turns)
-    if _turn_told(float(ranked[-1]), float(ranked[-2]), config):
+    if _turns_told(turns, config):
         return (dv, du), turns
     if margin < config.corner_art_margin or not ink.court_art:
         return None
@@ -616,10 +614,7 @@ def _placed_by_mask(
         return None
     dv, du = (int(i) for i in np.unravel_index(int(np.argmax(score)), score.shape))
     turns = _placed_turns(lattice, reach, z, (dv, du), config, ink)
-    ranked = np.sort(turns)
-    if not _turn_told(float(ranked[-1]), float(ranked[-2]), config):
-        return None
-    return (dv, du), turns
+    return ((dv, du), turns) if _turns_told(turns, config) else None
 
 
 def _placed_by_gaps(gray: np.ndarray, corners: np.ndarray, reach: int, config: LocateConfig) -> tuple[int, int] | None:
@@ -768,6 +763,12 @@ def _accepted(match: InkMatch | None, config: LocateConfig) -> bool:
 def _turn_told(best: float, runner: float, config: LocateConfig) -> bool:
     """Does a placed grid's best turn (z ``best``) show clearly over the next (``runner``)?"""
     return best >= config.min_z_placed and best - runner >= config.min_z_margin
+
+
+def _turns_told(turns: np.ndarray, config: LocateConfig) -> bool:
+    """``_turn_told`` for the z of a placed grid's four turns ``(4,)``."""
+    ranked = np.sort(turns)
+    return _turn_told(float(ranked[-1]), float(ranked[-2]), config)
 
 
 def _evidence(match: InkMatch) -> tuple[float, float]:
