@@ -14,12 +14,13 @@ print must still show the board's turn clearly. Fitted by ``benchmarks/fit_board
 from __future__ import annotations
 
 import functools
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
+
+from vision.onnx_net import OnnxNet
 
 MODEL_PATH = Path(__file__).with_name("board_net.onnx")
 
@@ -68,28 +69,19 @@ class BoardView:
     """Thumbnail pixels per frame pixel."""
 
 
-class BoardNet:
-    """The fitted network, loaded from ONNX; ``probability(frame)`` of the card area per pixel.
+class BoardNet(OnnxNet):
+    """The fitted network, loaded from ONNX; ``view(frame)``: the card area's probability."""
 
-    An OpenCV ``dnn`` network is not safe to run from two threads at once, so calls are
-    serialised.
-    """
+    what = "board network"
 
     def __init__(self, path: Path = MODEL_PATH, config: BoardNetConfig = BoardNetConfig()) -> None:
-        try:
-            self._net = cv2.dnn.readNetFromONNX(str(path))
-        except cv2.error as exc:
-            raise ValueError(f"{path}: not a readable board network ({exc})") from exc
-        self._lock = threading.Lock()
+        super().__init__(path)
         self.config = config
 
     def logits(self, blob: np.ndarray) -> np.ndarray:
         """``(height / stride, width / stride)`` float32 card-area logits for one input blob."""
         c = self.config
-        with self._lock:
-            self._net.setInput(np.ascontiguousarray(blob, dtype=np.float32))
-            out = np.asarray(self._net.forward(), np.float32)
-        return out.reshape(c.height // c.stride, c.width // c.stride)
+        return self.run(blob).reshape(c.height // c.stride, c.width // c.stride)
 
     def view(self, frame: np.ndarray) -> BoardView:
         """The card area's probability over the frame's thumbnail (``board_input``)."""

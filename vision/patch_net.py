@@ -13,7 +13,6 @@ frames that no benchmark uses; run here by OpenCV's ``dnn`` module, nothing else
 from __future__ import annotations
 
 import functools
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +21,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from engine.layout import SIZE
+from vision.onnx_net import OnnxNet
 from vision.twins import TWIN
 
 MODEL_PATH = Path(__file__).with_name("patch_net.onnx")
@@ -92,27 +92,19 @@ def sure_class(class_logits: np.ndarray, sure: float) -> np.ndarray:
     return names[np.where(prob.max(axis=1) >= sure, prob.argmax(axis=1), len(CLASSES))]
 
 
-class PatchNet:
-    """The fitted network, loaded from ONNX; ``chip_logit(patches)`` per cell.
+class PatchNet(OnnxNet):
+    """The fitted network, loaded from ONNX; ``chip_logit(patches)`` per cell."""
 
-    An OpenCV ``dnn`` network is not safe to run from two threads at once, so calls are
-    serialised (a reader runs on one thread; the lock only guards against sharing one).
-    """
+    what = "patch network"
 
     def __init__(self, path: Path = MODEL_PATH) -> None:
-        try:
-            self._net = cv2.dnn.readNetFromONNX(str(path))
-        except cv2.error as exc:
-            raise ValueError(f"{path}: not a readable patch network ({exc})") from exc
-        self._lock = threading.Lock()
+        super().__init__(path)
 
     def class_logits(self, patches: np.ndarray) -> np.ndarray:
         """``(k, 6)`` float32 class logits (``CLASSES`` order) for ``(k, 6, side, side)`` patches."""
         if len(patches) == 0:
             return np.zeros((0, len(CLASSES)), np.float32)
-        with self._lock:
-            self._net.setInput(np.ascontiguousarray(patches, dtype=np.float32))
-            return np.asarray(self._net.forward(), np.float32).reshape(len(patches), len(CLASSES))
+        return self.run(patches).reshape(len(patches), len(CLASSES))
 
     def chip_logit(self, patches: np.ndarray) -> np.ndarray:
         """``(k,)`` chip log-odds for ``(k, 6, side, side)`` patches."""
