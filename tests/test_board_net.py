@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.board_net import BoardNet, BoardNetConfig, BoardView, board_input, load_board_net
+from vision.board_net import BoardNetConfig, BoardView, board_input, load_board_net
 from vision.geometry import GRID_CORNERS_UV, apply_homography, grid_homography
 from vision.locate import LocateConfig, _accepted, ink_match, locate_grid, mask_quads
 from vision.sim import random_spec, render
@@ -55,13 +55,6 @@ def test_input_does_not_see_the_lamp():
     assert np.abs(a - b).mean() < 0.05
 
 
-def test_an_unreadable_model_file_is_a_clear_error(tmp_path):
-    bad = tmp_path / "net.onnx"
-    bad.write_bytes(b"not a network")
-    with pytest.raises(ValueError, match="not a readable board network"):
-        BoardNet(bad)
-
-
 @pytest.mark.parametrize("seed,edition", [GINGHAM, (6089, "jumbo"), (6000, "classic"), (6086, "classic")])
 def test_the_shipped_network_outlines_the_card_area(seed, edition):
     scene = _scene(seed, edition)
@@ -97,10 +90,11 @@ def test_the_card_area_places_a_grid_whose_print_is_too_faint_to(seed, edition):
 
 def test_the_card_area_does_not_place_a_grid_whose_turn_the_print_does_not_tell():
     """The same shift on a board whose print shows no turn: the network's placement alone is
-    not enough."""
+    not enough. (The turn network tells this one's turn; here it is left out.)"""
     scene = _scene(6003, "jumbo")
     gray = cv2.cvtColor(scene.frame, cv2.COLOR_BGR2GRAY)
-    config = LocateConfig()
+    plain = LocateConfig()
+    config = replace(plain, ink=replace(plain.ink, turn_net_sure=0.0))
     match = ink_match(scene.frame, scene.corners, config, gray=gray, board=load_board_net().view(scene.frame))
     assert not _accepted(match, config) and not match.framed
 
@@ -109,8 +103,10 @@ def test_the_card_area_does_not_place_a_grid_whose_turn_the_print_does_not_tell(
 def test_the_card_area_places_a_grid_the_deeper_look_registers(seed):
     """Small, faint classic boards whose lattice only a placement ranked below the leaders
     registers (``_deep_search``): the card area places it there too, and the print tells its
-    turn. Without the network's placement neither is found."""
+    turn. Without the network's placement (nor the turn network) neither is found."""
     scene = _scene(seed, "classic")
-    assert not locate_grid(scene.frame, config=replace(LocateConfig(), place_by_net=False))
+    plain = LocateConfig()
+    assert not locate_grid(scene.frame, config=replace(plain, place_by_net=False,
+                                                       ink=replace(plain.ink, turn_net_sure=0.0)))
     fit = locate_grid(scene.frame)
     assert fit and _cells_off(fit.corners, scene.corners) < 0.5

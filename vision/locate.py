@@ -57,6 +57,7 @@ from vision.orient import (
     free_corner_scores,
     ink_lattice,
     lattice_pattern_z,
+    net_turn,
     with_court_art,
     with_twin_cards,
 )
@@ -328,7 +329,7 @@ class LocateConfig:
         placed six grids 0.6 to 4 cells off, for seven boards found that the ink alone missed)."""
         plain = cls()
         return cls(thorough=True, min_z=7.0, full_z=8.5, use_corners=False, place_by_net=False,
-                   ink=replace(plain.ink, court_art=False))
+                   ink=replace(plain.ink, court_art=False, turn_net_sure=0.0))
 
 
 def locate_grid(
@@ -466,7 +467,7 @@ class InkMatch:
     art_z: float | None = None
     art_runner: float | None = None
     """Where the ink alone did not tell the turn of a placed or framed grid and the court cards'
-    art did (``_placed_turns``): the best and next turn's z with the art joined in. They count
+    art or the turn network did (``_placed_turns``): the best and next turn's z with them joined in. They count
     for acceptance only; placements are always ranked by the ink's ``z``."""
 
 
@@ -542,11 +543,23 @@ def _placed_turns(
 ) -> np.ndarray:
     """The z of each turn ``(4,)`` of a placed window: once the placement is fixed, only the
     turns are in question. Where the ink alone does not tell them (``min_z_placed``,
-    ``min_z_margin``), the court cards' art may (``orient.with_court_art``); a turn the ink
-    tells keeps the ink's z, so placements stay ranked by the same evidence."""
+    ``min_z_margin``), the court cards' art may (``orient.with_court_art``), and where that
+    does not either, the turn network (``orient.net_turn``): the turn it is sure of is given
+    the z the test asks for. A turn the ink tells keeps the ink's z, so placements stay ranked
+    by the same evidence."""
     if _turns_told(z[window], config):
         return z[window]
-    return with_court_art(z[window], lattice, ink, cells=SIZE + 2 * reach, window=window, white_border=reach)
+    turns = with_court_art(z[window], lattice, ink, cells=SIZE + 2 * reach, window=window, white_border=reach)
+    if _turns_told(turns, config) or not config.use_net:
+        return turns
+    (dv, du), px = window, ink.cell_px
+    told = net_turn(lattice[dv * px : (dv + SIZE) * px, du * px : (du + SIZE) * px], ink)
+    if told is None:
+        return turns
+    k = told[0]
+    lifted = turns.copy()
+    lifted[k] = max(float(turns[k]), config.min_z_placed, float(np.delete(turns, k).max()) + config.min_z_margin)
+    return lifted
 
 
 def _placed_by_corners(

@@ -19,6 +19,7 @@ import numpy as np
 
 from engine.layout import COURT_MAP, INK_MAP, SIZE
 from vision.geometry import check_corners, check_frame, edition_aspect, metric_aspect, roll_corners, window_index
+from vision.turn_net import NOT_PLACED, load_turn_net
 from vision.twins import twin_z
 
 _INK_SIGN = np.array(
@@ -93,6 +94,16 @@ class OrientConfig:
     twice the margin. (The margin the locator asks of a turn, ``LocateConfig.min_z_margin``:
     on perturbed true corners of 300 rendered frames, seeds 5000-5299, 2.0 turned 24 wrong,
     1.0 turned 23.)"""
+    turn_net_sure: float = 0.9
+    """How sure the turn network (``vision.turn_net``) must be of one turn, against the others
+    and against "not the board here", for its turn to be taken (``net_turn``): by the locator
+    where the print's own cues leave a placed grid's turn open, by ``orient_grid`` before
+    them; 0 never asks it. (At 0.9, on 400 held-out hard frames,
+    seeds 76000-76399, it was sure of the right turn near the true corners on 94.5 %, of a
+    wrong one never, and of any turn on 0 % of grids whole cells off and 0.5 % of grids bent
+    off the board. At 0.99 it was sure on 76.5 %.)"""
+    turn_net_px: int = 24
+    """Cell size of the grid rectified for the turn network (as it was fitted)."""
 
 
 @dataclass(frozen=True)
@@ -117,6 +128,11 @@ def orient_grid(
     ``frame`` is ``(H, W, 3) uint8`` BGR (colour is needed: red versus black ink). Raises
     ``ValueError`` for a bad frame, corners or edition. With too little ink visible the
     rotation is the aspect prior's best guess and the confidence is 0.
+
+    The turn network decides first where it is sure (``net_turn``): at perturbed true corners
+    (up to 0.3 cells) of 300 hard frames, seeds 8000-8299, it was sure on 267 and never wrong,
+    while the print's decisive turn (``turn_z``) was wrong on 3 of 185. Then that turn, then
+    the plain correlation.
     """
     frame = check_frame(frame, allow_gray=False)
     seen = check_corners(corners)
@@ -154,6 +170,10 @@ def orient_grid(
     best, second = int(order[0]), int(order[1])
     margin = float(scores[best] - scores[second])
     confidence = float(np.clip(margin / config.full_margin, 0.0, 1.0)) if enough else 0.0
+    told = net_turn(ink_lattice(frame, seen, config.turn_net_px), config)
+    if told is not None:
+        best, confidence = told
+        return Orientation(roll_corners(seen, best), best, confidence, tuple(float(s) for s in scores))
     tz = turn_z(frame, seen, config)
     ranked = np.argsort(-tz)
     z_margin = float(tz[ranked[0]] - tz[ranked[1]])
@@ -176,6 +196,17 @@ def turn_z(frame: np.ndarray, corners: np.ndarray, config: OrientConfig = Orient
     z, _ = lattice_pattern_z(lattice, ink)
     z = with_twin_cards(z, lattice, ink)
     return with_court_art(z[0, 0], lattice, ink, agree=False)
+
+
+def net_turn(grid: np.ndarray, config: OrientConfig) -> tuple[int, float] | None:
+    """The quarter turn ``k`` (as ``orient_grid`` counts) of a rectified 10x10 ``grid`` that the
+    turn network is sure of (``turn_net_sure``), and its probability; None where it is not sure
+    or not asked."""
+    if config.turn_net_sure <= 0:
+        return None
+    p = load_turn_net().probabilities(grid)
+    k = int(np.argmax(p[:NOT_PLACED]))
+    return (k, float(p[k])) if p[k] >= config.turn_net_sure else None
 
 
 def with_twin_cards(z: np.ndarray, lattice: np.ndarray, config: OrientConfig, *, cells: int = SIZE) -> np.ndarray:
