@@ -14,7 +14,6 @@ up (training), 54000 up (held out); no benchmark uses them.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 import warnings
@@ -26,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.fit_loop import adam_epochs, load_torch
+from benchmarks.fit_loop import adam_epochs, cached, fit_parser, load_torch
 from vision.board_net import MODEL_PATH, BoardNet, BoardNetConfig, board_input, view_of_logits
 from vision.sim import random_spec, render
 
@@ -161,28 +160,21 @@ def report(net: BoardNet, x: np.ndarray, y: np.ndarray, corners: np.ndarray, sca
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--frames", type=int, default=6000)
-    parser.add_argument("--held-out", type=int, default=200)
-    parser.add_argument("--epochs", type=int, default=10)
-    parser.add_argument("--cache", type=Path, help="keep the rendered inputs here (.npz) and reuse them")
-    parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=2, help="PyTorch threads while training")
-    parser.add_argument("--out", type=Path, default=MODEL_PATH)
+    parser = fit_parser(__doc__.splitlines()[0], frames=6000, held_out=200, epochs=10, out=MODEL_PATH)
     args = parser.parse_args(argv)
     torch = load_torch("fit_board_net", args.threads)
     if torch is None:
         return 2
     start = time.perf_counter()
-    if args.cache and args.cache.exists():
-        data = np.load(args.cache)
-        x, y, xh, yh, ch, sh = (data[k] for k in ("x", "y", "xh", "yh", "ch", "sh"))
-    else:
+
+    def build() -> dict[str, np.ndarray]:
         x, y, _, _ = collect([(s, False) for s in range(TRAIN_SEEDS, TRAIN_SEEDS + args.frames)], args.jobs)
-        held = [(s, True) for s in range(HELD_OUT_SEEDS, HELD_OUT_SEEDS + args.held_out)]
-        xh, yh, ch, sh = collect(held, args.jobs)
-        if args.cache:
-            np.savez(args.cache, x=x, y=y, xh=xh, yh=yh, ch=ch, sh=sh)
+        xh, yh, ch, sh = collect([(s, True) for s in range(HELD_OUT_SEEDS, HELD_OUT_SEEDS + args.held_out)],
+                                 args.jobs)
+        return {"x": x, "y": y, "xh": xh, "yh": yh, "ch": ch, "sh": sh}
+
+    data = cached(args.cache, build)
+    x, y, xh, yh, ch, sh = (data[k] for k in ("x", "y", "xh", "yh", "ch", "sh"))
     print(f"{len(x)} training frames, {len(xh)} held out, in {time.perf_counter() - start:.0f} s", flush=True)
     net = train(x, y, args.epochs)
     export(net, args.out)

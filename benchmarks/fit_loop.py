@@ -7,8 +7,12 @@ when a fit runs (``pip install -e ".[fit]"``).
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
 
 
 def load_torch(script: str, threads: int):
@@ -45,3 +49,28 @@ def adam_epochs(net, count: int, batch_loss: Callable, *, epochs: int, batch: in
             group["lr"] *= decay
         print(f"  epoch {epoch + 1}/{epochs}: loss {total / count:.4f}", flush=True)
     return net.eval()
+
+
+def fit_parser(description: str, *, frames: int, held_out: int, epochs: int, out: Path) -> argparse.ArgumentParser:
+    """The options every fit script takes (its own defaults); a script adds its own after."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--frames", type=int, default=frames)
+    parser.add_argument("--held-out", type=int, default=held_out)
+    parser.add_argument("--epochs", type=int, default=epochs)
+    parser.add_argument("--cache", type=Path, help="keep the rendered inputs here (.npz) and reuse them")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=2, help="PyTorch threads while training")
+    parser.add_argument("--out", type=Path, default=out)
+    return parser
+
+
+def cached(path: Path | None, build: Callable[[], dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The arrays saved at ``path`` if it exists; else ``build()``'s, saved there when ``path``
+    is given (rendering the inputs takes longer than a fit, and a refit may reuse them)."""
+    if path is not None and path.exists():
+        with np.load(path) as data:
+            return {k: data[k] for k in data.files}
+    arrays = build()
+    if path is not None:
+        np.savez(path, **arrays)
+    return arrays

@@ -13,7 +13,6 @@ outputs, and prints held-out errors next to the cue network's on hard frames. Se
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 import warnings
@@ -26,7 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.fit_cell_model import _flipped_scene
-from benchmarks.fit_loop import adam_epochs, load_torch
+from benchmarks.fit_loop import adam_epochs, cached, fit_parser, load_torch
 from engine.layout import CORNERS, SIZE
 from vision.classify import CellReader
 from vision.patch_net import CLASSES, MODEL_PATH, PatchConfig, PatchNet, cell_patches
@@ -128,34 +127,26 @@ def report(name: str, logit: np.ndarray, y: np.ndarray) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--frames", type=int, default=2000)
+    parser = fit_parser(__doc__.splitlines()[0], frames=2000, held_out=300, epochs=12, out=MODEL_PATH)
     parser.add_argument("--flipped-frames", type=int, default=1600)
-    parser.add_argument("--held-out", type=int, default=300)
-    parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--width", type=int, default=16, help="channels of the first convolution")
-    parser.add_argument("--cache", type=Path, help="keep the collected cells here (.npz) and reuse them")
-    parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=2, help="PyTorch threads while training")
     parser.add_argument("--doubt", type=float, default=3.0,
                         help="report the mix that asks the network where |cue logit| is below this")
-    parser.add_argument("--out", type=Path, default=MODEL_PATH)
     args = parser.parse_args(argv)
     torch = load_torch("fit_patch_net", args.threads)
     if torch is None:
         return 2
     start = time.perf_counter()
-    jobs = [("standard", s) for s in range(STANDARD_SEEDS, STANDARD_SEEDS + args.frames)]
-    jobs += [("flipped", s) for s in range(FLIPPED_SEEDS, FLIPPED_SEEDS + args.flipped_frames)]
-    if args.cache and args.cache.exists():
-        data = np.load(args.cache)
-        x, y, xh, yh, cue = (data[k] for k in ("x", "y", "xh", "yh", "cue"))
-    else:
+
+    def build() -> dict[str, np.ndarray]:
+        jobs = [("standard", s) for s in range(STANDARD_SEEDS, STANDARD_SEEDS + args.frames)]
+        jobs += [("flipped", s) for s in range(FLIPPED_SEEDS, FLIPPED_SEEDS + args.flipped_frames)]
         x, y, _ = collect(jobs, args.jobs)
-        held = [("held", s) for s in range(HELD_OUT_SEEDS, HELD_OUT_SEEDS + args.held_out)]
-        xh, yh, cue = collect(held, args.jobs)
-        if args.cache:
-            np.savez(args.cache, x=x, y=y, xh=xh, yh=yh, cue=cue)
+        xh, yh, cue = collect([("held", s) for s in range(HELD_OUT_SEEDS, HELD_OUT_SEEDS + args.held_out)], args.jobs)
+        return {"x": x, "y": y, "xh": xh, "yh": yh, "cue": cue}
+
+    data = cached(args.cache, build)
+    x, y, xh, yh, cue = (data[k] for k in ("x", "y", "xh", "yh", "cue"))
     print(f"{len(y)} training cells, {len(yh)} held out, in {time.perf_counter() - start:.0f} s", flush=True)
     net = train(x, y, args.epochs, args.width)
     export(net, args.out)

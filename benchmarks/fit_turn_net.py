@@ -18,7 +18,6 @@ cards, art) leave open at the true corners, how often the network tells it. Seed
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 import warnings
@@ -31,7 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.fit_loop import adam_epochs, load_torch
+from benchmarks.fit_loop import adam_epochs, cached, fit_parser, load_torch
 from engine.layout import SIZE
 from vision.geometry import apply_homography, grid_homography
 from vision.locate import LocateConfig, _placed_turns, _turns_told
@@ -214,29 +213,23 @@ def report(net: TurnNet, near: np.ndarray, off: np.ndarray, bent: np.ndarray, to
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--frames", type=int, default=12000)
-    parser.add_argument("--held-out", type=int, default=400)
-    parser.add_argument("--epochs", type=int, default=5)
-    parser.add_argument("--cache", type=Path, help="keep the rendered inputs here (.npz) and reuse them")
-    parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=2, help="PyTorch threads while training")
-    parser.add_argument("--out", type=Path, default=MODEL_PATH)
+    parser = fit_parser(__doc__.splitlines()[0], frames=12000, held_out=400, epochs=5, out=MODEL_PATH)
     args = parser.parse_args(argv)
     torch = load_torch("fit_turn_net", args.threads)
     if torch is None:
         return 2
     start = time.perf_counter()
-    if args.cache and args.cache.exists():
-        data = np.load(args.cache)
-        near, off, bent, near_h, off_h, bent_h, told = (
-            data[k] for k in ("near", "off", "bent", "near_h", "off_h", "bent_h", "told"))
-    else:
+
+    def build() -> dict[str, np.ndarray]:
         near, off, bent, _ = collect([(s, False) for s in range(TRAIN_SEEDS, TRAIN_SEEDS + args.frames)], args.jobs)
         near_h, off_h, bent_h, told = collect(
             [(s, True) for s in range(HELD_OUT_SEEDS, HELD_OUT_SEEDS + args.held_out)], args.jobs)
-        if args.cache:
-            np.savez(args.cache, near=near, off=off, bent=bent, near_h=near_h, off_h=off_h, bent_h=bent_h, told=told)
+        return {"near": near, "off": off, "bent": bent, "near_h": near_h, "off_h": off_h, "bent_h": bent_h,
+                "told": told}
+
+    data = cached(args.cache, build)
+    near, off, bent, near_h, off_h, bent_h, told = (
+        data[k] for k in ("near", "off", "bent", "near_h", "off_h", "bent_h", "told"))
     print(f"{len(near)} training frames, {len(near_h)} held out, in {time.perf_counter() - start:.0f} s", flush=True)
     net = train(near, (off, bent), args.epochs)
     export(net, args.out)
