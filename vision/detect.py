@@ -20,7 +20,7 @@ import numpy as np
 
 from engine.labels import TEAM_COLOURS, edition_of_colours
 from engine.layout import EDITIONS, SIZE
-from vision.classify import CellReader, ReaderConfig
+from vision.classify import CellReader, CellReading, ReaderConfig
 from vision.colour import DEFAULT_PROTOTYPES, ColourModel
 from vision.flipped import FlippedPrior, read_flipped_as_lines
 from vision.geometry import guess_edition
@@ -267,17 +267,16 @@ def detect(
         timings["total"] = 1000.0 * (time.perf_counter() - start)
         return Detection(edition=placed.edition, source=placed.source, reason=placed.reason, timings=timings)
     assert placed.corners is not None
-    reading = _read(frame, placed, reference, profile, edition_known, config, timings)
+    reader, reading = _read(frame, placed, reference, profile, edition_known, config, timings)
     if not edition_known:
         # The grid's shape is a weak witness of the edition (it needs the camera's focal length);
         # the chips are a strong one: green chips come only with the classic board, yellow only
         # with the Jumbo mat.
-        seen = CellReader(edition=placed.edition, config=config.reader).seen_colours(frame, placed.corners, reading)
-        told = _edition_of_chips(seen)
+        told = _edition_of_chips(reader.seen_colours(frame, placed.corners, reading))
         if told is not None and told != placed.edition:
             log.info("the chips say %s, not the guessed %s: read again", told, placed.edition)
             placed = replace(placed, edition=told)
-            reading = _read(frame, placed, reference, profile, edition_known, config, timings)
+            _, reading = _read(frame, placed, reference, profile, edition_known, config, timings)
     timings["total"] = 1000.0 * (time.perf_counter() - start)
     return Detection(
         corners=placed.corners,
@@ -306,8 +305,9 @@ def _edition_of_chips(labels: list[list[str]], min_chips: int = 1, ratio: float 
 
 
 def _read(frame: np.ndarray, placed: _Placement, reference: np.ndarray | None, profile: Any,
-          edition_known: bool, config: DetectConfig, timings: dict[str, float]) -> Any:
-    """Read every cell of the placed grid (compared with the empty board when there is one)."""
+          edition_known: bool, config: DetectConfig, timings: dict[str, float]) -> tuple[CellReader, CellReading]:
+    """Read every cell of the placed grid (compared with the empty board when there is one);
+    the reader too, for a second look at the same cells."""
     # Compared with the empty board, a white chip on a white card is plain to see, so when the
     # edition is only guessed a white chip may be read on either (and then tells the edition);
     # without that comparison, white cards of the classic board would be taken for chips.
@@ -324,7 +324,7 @@ def _read(frame: np.ndarray, placed: _Placement, reference: np.ndarray | None, p
                 reading.labels, reading.confidence, reading.features["chip_logit"],
                 reading.features["proto_dist"], model.labels, config.flipped, reading.features)
             reading = replace(reading, labels=labels, confidence=confidence)
-        return reading
+        return reader, reading
 
 
 def _colour_model(profile: Any, edition: str, edition_known: bool, *, white_possible: bool = False) -> ColourModel:
