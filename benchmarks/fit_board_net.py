@@ -7,7 +7,7 @@ PyTorch (``pip install -e ".[fit]"``; only this script needs it), writes
 ``vision/board_net.onnx``, checks OpenCV reads it back to the same outputs, and prints, on
 held-out hard frames, the mask's overlap with the truth and how far the best outline the
 locator draws from it (``vision.locate.net_quads``) lies from the true corners. Seeds: 50000
-up (training), 54000 up (held out); no benchmark uses them.
+up (training), 59000 up (held out); no benchmark uses them.
 
     python benchmarks/fit_board_net.py [--frames 6000] [--epochs 10]
 """
@@ -25,11 +25,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.fit_loop import adam_epochs, cached, fit_parser, load_torch
+from benchmarks.fit_loop import adam_epochs, cached, fit_parser, load_torch, seed_ranges
 from vision.board_net import MODEL_PATH, BoardNet, BoardNetConfig, board_input, view_of_logits
 from vision.sim import random_spec, render
 
-TRAIN_SEEDS, HELD_OUT_SEEDS = 50000, 54000
+TRAIN_SEEDS, HELD_OUT_SEEDS = 50000, 59000
 DIFFICULTY_CYCLE = ("easy", "normal", "hard", "hard")
 SUPERSAMPLE = 4
 EDGE_WEIGHT = 4.0
@@ -167,10 +167,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     start = time.perf_counter()
 
+    fit_seeds, held_seeds = seed_ranges(TRAIN_SEEDS, args.frames, HELD_OUT_SEEDS, args.held_out)
+
     def build() -> dict[str, np.ndarray]:
-        x, y, _, _ = collect([(s, False) for s in range(TRAIN_SEEDS, TRAIN_SEEDS + args.frames)], args.jobs)
-        xh, yh, ch, sh = collect([(s, True) for s in range(HELD_OUT_SEEDS, HELD_OUT_SEEDS + args.held_out)],
-                                 args.jobs)
+        x, y, _, _ = collect([(s, False) for s in fit_seeds], args.jobs)
+        xh, yh, ch, sh = collect([(s, True) for s in held_seeds], args.jobs)
         return {"x": x, "y": y, "xh": xh, "yh": yh, "ch": ch, "sh": sh}
 
     data = cached(args.cache, build)

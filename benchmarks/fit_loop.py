@@ -74,3 +74,13 @@ def cached(path: Path | None, build: Callable[[], dict[str, np.ndarray]]) -> dic
     if path is not None:
         np.savez(path, **arrays)
     return arrays
+
+
+def seed_ranges(train: int, frames: int, held: int, held_out: int) -> tuple[range, range]:
+    """The training and held-out scene seeds. A held-out seed that is also fitted on renders
+    the same scene and flatters the report, so overlapping ranges stop the fit."""
+    fit, check = range(train, train + frames), range(held, held + held_out)
+    if fit.start < check.stop and check.start < fit.stop:
+        raise SystemExit(f"training seeds {fit.start}-{fit.stop - 1} overlap the held-out seeds "
+                         f"{check.start}-{check.stop - 1}: fit fewer frames")
+    return fit, check

@@ -25,7 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.fit_cell_model import _flipped_scene
-from benchmarks.fit_loop import adam_epochs, cached, fit_parser, load_torch
+from benchmarks.fit_loop import adam_epochs, cached, fit_parser, load_torch, seed_ranges
 from engine.layout import CORNERS, SIZE
 from vision.classify import CellReader
 from vision.patch_net import CLASSES, MODEL_PATH, PatchConfig, PatchNet, cell_patches
@@ -138,11 +138,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     start = time.perf_counter()
 
+    standard, held_seeds = seed_ranges(STANDARD_SEEDS, args.frames, HELD_OUT_SEEDS, args.held_out)
+    flipped, _ = seed_ranges(FLIPPED_SEEDS, args.flipped_frames, HELD_OUT_SEEDS, args.held_out)
+
     def build() -> dict[str, np.ndarray]:
-        jobs = [("standard", s) for s in range(STANDARD_SEEDS, STANDARD_SEEDS + args.frames)]
-        jobs += [("flipped", s) for s in range(FLIPPED_SEEDS, FLIPPED_SEEDS + args.flipped_frames)]
+        jobs = [("standard", s) for s in standard] + [("flipped", s) for s in flipped]
         x, y, _ = collect(jobs, args.jobs)
-        xh, yh, cue = collect([("held", s) for s in range(HELD_OUT_SEEDS, HELD_OUT_SEEDS + args.held_out)], args.jobs)
+        xh, yh, cue = collect([("held", s) for s in held_seeds], args.jobs)
         return {"x": x, "y": y, "xh": xh, "yh": yh, "cue": cue}
 
     data = cached(args.cache, build)

@@ -11,7 +11,7 @@ Trains with PyTorch (``pip install -e ".[fit]"``; only this script needs it), wr
 held-out hard frames: how often the turn is right and sure, on grids a few cells off how
 often a turn is wrongly sure, and on the frames whose turn the locator's own cues (ink, twin
 cards, art) leave open at the true corners, how often the network tells it. Seeds: 70000 up
-(training), 76000 up (held out); no benchmark uses them.
+(training), 90000 up (held out); no benchmark uses them.
 
     python benchmarks/fit_turn_net.py [--frames 12000] [--epochs 5]
 """
@@ -30,7 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.fit_loop import adam_epochs, cached, fit_parser, load_torch
+from benchmarks.fit_loop import adam_epochs, cached, fit_parser, load_torch, seed_ranges
 from engine.layout import SIZE
 from vision.geometry import apply_homography, grid_homography
 from vision.locate import LocateConfig, _placed_turns, _turns_told
@@ -38,7 +38,7 @@ from vision.orient import ink_lattice, lattice_pattern_z, with_twin_cards
 from vision.sim import random_spec, render
 from vision.turn_net import MODEL_PATH, NOT_PLACED, SIDE, TurnNet, turn_input
 
-TRAIN_SEEDS, HELD_OUT_SEEDS = 70000, 76000
+TRAIN_SEEDS, HELD_OUT_SEEDS = 70000, 90000
 DIFFICULTY_CYCLE = ("easy", "normal", "hard", "hard", "hard")
 GRID_PX = 24
 """Pixels per cell of the rectified grid before it is shrunk (as the locator's ink lattice)."""
@@ -220,10 +220,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     start = time.perf_counter()
 
+    fit_seeds, held_seeds = seed_ranges(TRAIN_SEEDS, args.frames, HELD_OUT_SEEDS, args.held_out)
+
     def build() -> dict[str, np.ndarray]:
-        near, off, bent, _ = collect([(s, False) for s in range(TRAIN_SEEDS, TRAIN_SEEDS + args.frames)], args.jobs)
-        near_h, off_h, bent_h, told = collect(
-            [(s, True) for s in range(HELD_OUT_SEEDS, HELD_OUT_SEEDS + args.held_out)], args.jobs)
+        near, off, bent, _ = collect([(s, False) for s in fit_seeds], args.jobs)
+        near_h, off_h, bent_h, told = collect([(s, True) for s in held_seeds], args.jobs)
         return {"near": near, "off": off, "bent": bent, "near_h": near_h, "off_h": off_h, "bent_h": bent_h,
                 "told": told}
 

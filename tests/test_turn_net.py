@@ -14,7 +14,7 @@ from vision.orient import OrientConfig, ink_lattice, net_turn, orient_grid, turn
 from vision.sim import random_spec, render
 from vision.turn_net import NOT_PLACED, SIDE, load_turn_net, turn_input
 
-OPEN_TURN = [(76000, "classic"), (76009, "jumbo")]
+OPEN_TURN = [(90024, "classic"), (90037, "jumbo")]
 """Hard frames (held out of the network's fit) whose ink, twin cards and art leave the turn
 open even at the true corners."""
 SQUARE = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], float)
