@@ -3,9 +3,10 @@
 Renders seeded scenes of both editions at every difficulty (more of them hard), rectifies each
 grid at its true corners moved by a random fraction of a cell (a located grid is not exact)
 and, from the same frame, two grids that are not the board's: one whole cells off, and one
-bent or scaled off it (corners over half a cell off, the way a registration goes wrong).
-The first is fitted to its upright turn, the others to "not the board here". A third of each batch has every cell's
-print turned half round in place, so the layout is learnt rather than our renderer's cards.
+bent or scaled off it (corners 0.7 to 2.5 cells off, the way a registration goes wrong).
+The first is fitted to its upright turn, the others to "not the board here". A third of
+each batch has every cell's print turned half round in place, so the layout is learnt
+rather than our renderer's cards.
 Trains with PyTorch (``pip install -e ".[fit]"``; only this script needs it), writes
 ``vision/turn_net.onnx``, checks OpenCV reads it back to the same outputs, and prints, on
 held-out hard frames: how often the turn is right and sure, on grids a few cells off how
