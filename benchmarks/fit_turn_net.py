@@ -14,7 +14,7 @@ often a turn is wrongly sure, and on the frames whose turn the locator's own cue
 cards, art) leave open at the true corners, how often the network tells it. Seeds: 70000 up
 (training), 90000 up (held out); no benchmark uses them.
 
-    python benchmarks/fit_turn_net.py [--frames 12000] [--epochs 5]
+    python benchmarks/fit_turn_net.py [--frames 12000] [--epochs 8]
 """
 
 from __future__ import annotations
@@ -214,7 +214,7 @@ def report(net: TurnNet, near: np.ndarray, off: np.ndarray, bent: np.ndarray, to
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = fit_parser(__doc__.splitlines()[0], frames=12000, held_out=400, epochs=5, out=MODEL_PATH)
+    parser = fit_parser(__doc__.splitlines()[0], frames=12000, held_out=400, epochs=8, out=MODEL_PATH)
     args = parser.parse_args(argv)
     torch = load_torch("fit_turn_net", args.threads)
     if torch is None:
