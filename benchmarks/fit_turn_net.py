@@ -37,7 +37,7 @@ from vision.geometry import apply_homography, grid_homography
 from vision.locate import LocateConfig, _placed_turns, _turns_told
 from vision.orient import ink_lattice, lattice_pattern_z, with_twin_cards
 from vision.sim import random_spec, render
-from vision.turn_net import MODEL_PATH, NOT_PLACED, SIDE, TurnNet, turn_input
+from vision.turn_net import MODEL_PATH, NOT_PLACED, SIDE, TurnNet, standardised, turned
 
 TRAIN_SEEDS, HELD_OUT_SEEDS = 70000, 90000
 DIFFICULTY_CYCLE = ("easy", "normal", "hard", "hard", "hard")
@@ -109,7 +109,7 @@ def frame_rows(job: tuple[int, bool]) -> tuple[np.ndarray, np.ndarray, np.ndarra
     rows = []
     for uv in (near, near + _off_shift(rng), _bent(rng, near)):
         grid = ink_lattice(scene.frame, apply_homography(h, uv).astype(np.float32), GRID_PX)
-        rows.append(turn_input(grid)[0].astype(np.float16))
+        rows.append(standardised(grid).astype(np.float16))
     return *rows, held and told_by_cues(scene.frame, scene.corners)
 
 
@@ -190,12 +190,7 @@ def export(net, path: Path) -> None:
 
 def _probabilities(net: TurnNet, x: np.ndarray) -> np.ndarray:
     """``(n, 5)`` probabilities of unturned inputs ``(n, 3, SIDE, SIDE)``, through the ONNX network."""
-    out = []
-    for one in x.astype(np.float32):
-        logits = net.run(np.stack([np.rot90(one, k, axes=(1, 2)) for k in range(4)])).ravel().astype(np.float64)
-        p = np.exp(logits - logits.max())
-        out.append(p / p.sum())
-    return np.array(out)
+    return np.array([net.probabilities_of(turned(one)) for one in x.astype(np.float32)])
 
 
 def report(net: TurnNet, near: np.ndarray, off: np.ndarray, bent: np.ndarray, told: np.ndarray) -> None:
@@ -237,10 +232,10 @@ def main(argv: list[str] | None = None) -> int:
     export(net, args.out)
     onnx_net = TurnNet(args.out)
     sample = near_h[:1].astype(np.float32)
-    turned = np.stack([np.rot90(sample[0], k, axes=(1, 2)) for k in range(4)]).copy()
+    turns = turned(sample[0])
     with torch.no_grad():
-        expected = net(torch.from_numpy(turned)).numpy()
-    drift = float(np.abs(onnx_net.run(turned) - expected).max())
+        expected = net(torch.from_numpy(turns)).numpy()
+    drift = float(np.abs(onnx_net.run(turns) - expected).max())
     print(f"wrote {args.out}; OpenCV reads it back within {drift:.2e}")
     print(f"held-out hard frames (seeds {HELD_OUT_SEEDS}-{HELD_OUT_SEEDS + args.held_out - 1}):")
     report(onnx_net, near_h, off_h, bent_h, told)

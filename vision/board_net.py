@@ -73,8 +73,9 @@ class BoardNet(OnnxNet):
     """The fitted network, loaded from ONNX; ``view(frame)``: the card area's probability."""
 
     what = "board network"
+    model_path = MODEL_PATH
 
-    def __init__(self, path: Path = MODEL_PATH, config: BoardNetConfig = BoardNetConfig()) -> None:
+    def __init__(self, path: Path | None = None, config: BoardNetConfig = BoardNetConfig()) -> None:
         super().__init__(path)
         self.config = config
 

@@ -22,8 +22,13 @@ class OnnxNet:
 
     what = "network"
     """Named in the error for an unreadable file."""
+    model_path: Path | None = None
+    """The shipped model, read when no ``path`` is given."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path | None = None) -> None:
+        path = path if path is not None else self.model_path
+        if path is None:
+            raise ValueError(f"no model file given for the {self.what}")
         try:
             self._net = cv2.dnn.readNetFromONNX(str(path))
         except cv2.error as exc:

@@ -96,9 +96,7 @@ class PatchNet(OnnxNet):
     """The fitted network, loaded from ONNX; ``chip_logit(patches)`` per cell."""
 
     what = "patch network"
-
-    def __init__(self, path: Path = MODEL_PATH) -> None:
-        super().__init__(path)
+    model_path = MODEL_PATH
 
     def class_logits(self, patches: np.ndarray) -> np.ndarray:
         """``(k, 6)`` float32 class logits (``CLASSES`` order) for ``(k, 6, side, side)`` patches."""

@@ -35,31 +35,42 @@ NOT_PLACED = 4
 """Index of the "not the board here" class after the four turns."""
 
 
-def turn_input(grid: np.ndarray) -> np.ndarray:
-    """The network's input ``(4, 3, SIDE, SIDE)`` float32 for a rectified 10x10 grid (``(n, n, 3)``
-    uint8 BGR, any ``n``): the grid under each quarter turn ``k`` (``np.rot90(grid, k)``, as
-    ``vision.orient`` counts turns), each channel standardised over the grid."""
+def standardised(grid: np.ndarray) -> np.ndarray:
+    """A rectified 10x10 grid (``(n, n, 3)`` uint8 BGR, any ``n``) shrunk to the network's
+    ``(3, SIDE, SIDE)`` float32, each channel standardised over the grid."""
     small = cv2.resize(grid, (SIDE, SIDE), interpolation=cv2.INTER_AREA).astype(np.float32)
     mean, std = cv2.meanStdDev(small)
     small = (small - mean.reshape(1, 1, 3)) / (std.reshape(1, 1, 3) + 1.0)
-    chw = small.transpose(2, 0, 1)
+    return small.transpose(2, 0, 1)
+
+
+def turned(chw: np.ndarray) -> np.ndarray:
+    """The network's input ``(4, 3, SIDE, SIDE)`` float32: a ``standardised`` grid under each
+    quarter turn ``k`` (``np.rot90(grid, k)``, as ``vision.orient`` counts turns)."""
     return np.stack([np.rot90(chw, k, axes=(1, 2)) for k in range(4)]).astype(np.float32)
+
+
+def turn_input(grid: np.ndarray) -> np.ndarray:
+    """The network's input ``(4, 3, SIDE, SIDE)`` for a rectified 10x10 grid (``turned``)."""
+    return turned(standardised(grid))
 
 
 class TurnNet(OnnxNet):
     """The fitted network, loaded from ONNX; ``probabilities(grid)`` of each turn and of none."""
 
     what = "turn network"
-
-    def __init__(self, path: Path = MODEL_PATH) -> None:
-        super().__init__(path)
+    model_path = MODEL_PATH
 
     def probabilities(self, grid: np.ndarray) -> np.ndarray:
         """``(5,)`` float64: the probability that ``np.rot90(grid, k)`` is the board upright for
         ``k`` in 0..3, and (``NOT_PLACED``) that the grid is not on the board's cells."""
         if grid.shape[0] != grid.shape[1] or grid.shape[0] < SIZE:
             raise ValueError(f"a rectified grid must be square and at least {SIZE} px, not {grid.shape[:2]}")
-        logits = self.run(turn_input(grid)).astype(np.float64).ravel()
+        return self.probabilities_of(turn_input(grid))
+
+    def probabilities_of(self, turns: np.ndarray) -> np.ndarray:
+        """``(5,)`` float64 probabilities for an input already made (``turn_input``)."""
+        logits = self.run(turns).astype(np.float64).ravel()
         p = np.exp(logits - logits.max())
         return p / p.sum()
 
