@@ -22,7 +22,7 @@ import threading
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -76,8 +76,22 @@ class StoreWriteError(StoreError, OSError):
     """Writing failed (disk full, read-only, locked); also an ``OSError`` like any failing disk."""
 
 
+_stamp_lock = threading.Lock()
+_last_stamp: datetime | None = None
+
+
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    """UTC now to the millisecond, and always later than the last stamp this process gave:
+    games are ordered by when they were last updated, so two writes within one millisecond
+    must keep their order (else "resume the latest game" could pick the other one)."""
+    global _last_stamp
+    now = datetime.now(timezone.utc)
+    now = now.replace(microsecond=now.microsecond // 1000 * 1000)
+    with _stamp_lock:
+        if _last_stamp is not None and now <= _last_stamp:
+            now = _last_stamp + timedelta(milliseconds=1)
+        _last_stamp = now
+    return now.isoformat(timespec="milliseconds")
 
 
 class GameStore:

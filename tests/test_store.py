@@ -1,5 +1,6 @@
 """GameStore: resume after restart, export, concurrency, and refusing files that are not ours."""
 
+import itertools
 import json
 import sqlite3
 import threading
@@ -8,7 +9,7 @@ import pytest
 
 from engine import Game, GameStore
 from engine.paths import default_data_dir
-from engine.store import DB_NAME, GameNotFoundError, StoreError
+from engine.store import DB_NAME, GameNotFoundError, StoreError, _now
 
 
 def play(game, store, game_id, moves):
@@ -60,6 +61,13 @@ def test_resume_picks_the_latest_game_and_lists_them(tmp_path):
     listing = store.list_games()
     assert [g["id"] for g in listing] == [first, second]
     assert listing[1]["teams"] == ["yellow", "red", "blue"] and listing[1]["edition"] == "jumbo"
+
+
+def test_write_stamps_keep_their_order_within_one_millisecond():
+    """Games are ordered by their last update's stamp: a burst of writes faster than the clock's
+    millisecond still gets strictly later stamps."""
+    stamps = [_now() for _ in range(200)]
+    assert all(a < b for a, b in itertools.pairwise(stamps))
 
 
 def test_export_is_json_and_replays(tmp_path):
