@@ -385,10 +385,13 @@ def test_a_box_on_the_first_board_is_disputed_and_the_game_goes_on() -> None:
 
 
 class SimCamera:
-    """A camera filming a simulated game: renders frames ``first .. last-1`` on demand, then drops."""
+    """A camera filming a simulated game: delivers frames ``first .. last-1`` at the game's frame
+    rate, as a webcam does, then drops. (Unpaced, the game ran as fast as frames rendered, so a
+    busy machine's pipeline skipped whole moves and the test failed now and then.)"""
 
     def __init__(self, sim, first: int, last: int) -> None:
-        self.sim, self.next, self.last = sim, first, last
+        self.sim, self.first, self.next, self.last = sim, first, first, last
+        self.started: float | None = None
         self.released = False
 
     def isOpened(self) -> bool:
@@ -399,6 +402,10 @@ class SimCamera:
             time.sleep(0.01)
             return False, None
         frame = self.sim.render(self.next).frame
+        if self.started is None:
+            self.started = time.monotonic()
+        due = self.started + (self.next - self.first) / self.sim.spec.fps
+        time.sleep(max(0.0, due - time.monotonic()))
         self.next += 1
         return True, frame
 
