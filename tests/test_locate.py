@@ -460,11 +460,14 @@ def test_the_deeper_look_wants_the_card_gaps_under_a_grid_the_ink_alone_placed()
 def test_a_mat_mostly_under_chips_is_found_on_the_print_it_still_shows(seed):
     """A Jumbo mat late in a game: chips hide more than half the cards, and the print shows on
     only a few dozen cells, but those show the layout beyond doubt (z over 9). The grid is found
-    and turned right; asking for half the cells to show print would reject it."""
+    and turned right; asking for half the cells to show print would reject it (unless the turn
+    network vouches for the grid, which it is not asked to here)."""
     from dataclasses import replace
 
     scene = render(random_spec(seed, edition="jumbo", difficulty="normal"))
-    assert not locate_grid(scene.frame, config=replace(LocateConfig(), min_ink_cells=50))
+    plain = LocateConfig()
+    no_net = replace(plain.ink, turn_net_sure=0.0)
+    assert not locate_grid(scene.frame, config=replace(plain, min_ink_cells=50, ink=no_net))
     fit = assert_found_and_turned(scene, 0.03)
     assert fit.details["z"] > 8.0
 
@@ -490,3 +493,40 @@ def test_a_placement_short_of_a_stricter_stage_test_is_finished_before_it_is_dro
     scene = render(random_spec(3017, edition="jumbo", difficulty="hard"))
     fit = assert_found_and_turned(scene, 0.03)
     assert fit.details["z"] > LocateConfig().zoom_min_z
+
+
+# ----------------------------------------------------------------------------- the turn network's verdict
+
+
+def _without_net_verdict() -> LocateConfig:
+    """The locator as it was before the turn network judged whole grids: it never refuses one,
+    and is never sure of a turn (so it vouches for none)."""
+    from dataclasses import replace
+
+    plain = LocateConfig()
+    return replace(plain, net_refuses=1.01, ink=replace(plain.ink, turn_net_sure=0.0))
+
+
+def test_a_grid_the_turn_network_sees_no_board_under_is_not_returned():
+    """A hard classic view where the ink shows the layout by chance on a grid 2.4 cells off the
+    board (z 5.7). The turn network is sure no board lies there, so that grid is not returned."""
+    scene = render(random_spec(6020, edition="classic", difficulty="hard"))
+    from vision.geometry import grid_diagonal
+
+    truth = order_as_seen(scene.corners)
+    cell = grid_diagonal(truth) / (10 * np.sqrt(2.0))
+    wrong = locate_grid(scene.frame, config=_without_net_verdict())
+    assert wrong and np.abs(order_as_seen(wrong.corners) - truth).max() > 1.5 * cell
+    fit = locate_grid(scene.frame)
+    assert not fit or np.abs(order_as_seen(fit.corners) - truth).max() < 0.5 * cell
+
+
+@pytest.mark.parametrize(("seed", "edition"), [(6073, "jumbo"), (6134, "classic")])
+def test_a_board_the_turn_network_vouches_for_is_found_where_the_print_alone_falls_short(seed, edition):
+    """Two hard views the print alone leaves unfound: a steep view of a Jumbo mat whose metric
+    aspect, measured from one view, reads 1.6 (the mat is 1.19), and a dim classic board whose
+    ink reads z 5.4 against the 5.5 asked. The turn network is sure of a turn on the grid
+    there, which it never is a cell off, so the board is found, and turned right."""
+    scene = render(random_spec(seed, edition=edition, difficulty="hard"))
+    assert not locate_grid(scene.frame, config=_without_net_verdict())
+    assert_found_and_turned(scene, 0.02)

@@ -57,10 +57,13 @@ from vision.orient import (
     free_corner_scores,
     ink_lattice,
     lattice_pattern_z,
+    net_probabilities,
     net_turn,
+    sure_turn,
     with_court_art,
     with_twin_cards,
 )
+from vision.turn_net import NOT_PLACED
 
 log = logging.getLogger(__name__)
 
@@ -188,6 +191,16 @@ class LocateConfig:
     side_trim: float = 0.15
     """The network's outlines are fitted along each side leaving out this fraction at each end
     (its corners come out rounded)."""
+    net_refuses: float = 0.5
+    """The turn network's probability of "not the board here" (``vision.turn_net``) from which
+    a located grid is dropped. (Of 400 rendered frames, seeds 6000-6399, every board the
+    locator returned in the wrong place, 10 of them 0.57 to 12.7 cells off, read 0.83 or more,
+    save one 0.68 cells off; no board returned in the right place read above 0.5.)"""
+    net_min_z: float = 4.0
+    """Where the turn network is sure of a turn of the best placement (``OrientConfig.turn_net_sure``:
+    the grid lies on the cards), that placement is the board from this ink z, the layout's
+    print seen however faintly, instead of ``min_z`` and its margin; and it need not pass the
+    metric-aspect and inked-cell tests, which a steep or washed-out view of the board fails."""
     place_by_net: bool = True
     mask_cell_px: int = 4
     mask_min: float = 0.6
@@ -412,25 +425,38 @@ def locate_grid(
         best = _deep_search(frame, gray, white, board, deferred, best, config)
     if not candidates:
         return GridFit.failed("no board: nothing in the frame looks like a grid of cards")
-    if best is None or not _accepted(best, config):
+    verdict = NetVerdict()
+    if best is not None and not _accepted(best, config) and best.z >= config.net_min_z:
+        # The ink shows the layout, faintly: the turn network may vouch for the grid.
+        finished = _finish(frame, gray, white, board, best, replace(config, min_z=config.net_min_z))
+        verdict = _net_verdict(frame, finished.corners, config)
+        if verdict.vouches:
+            best = finished
+    if best is None or not (_accepted(best, config) or verdict.vouches):
         z = -1.0 if best is None else best.z
         return GridFit.failed(
             f"no board: no candidate grid shows the printed red/black card pattern "
             f"(best z {z:.1f} < {config.min_z:.1f}, or not {config.min_z_margin:.1f} above the next placement)",
             score=z,
         )
-    best = _finish(frame, gray, white, board, best, config)
+    rescued = verdict.vouches  # (the ink alone fell short: the network must still vouch at the end)
+    if not rescued:
+        best = _finish(frame, gray, white, board, best, config)
     # The gap fit moves corners by less than its search each round: once more from where it ended.
     again, _, _ = _gap_fit(gray, best.corners, config)
     if again is not None:
         best = replace(best, corners=again)
+    verdict = _net_verdict(frame, best.corners, config)
+    if verdict.refuses or (rescued and not verdict.vouches):
+        return GridFit.failed("no board: the turn network sees no board under the best grid", score=best.z)
     # The shape only (no aspect): the print has shown the layout cell by cell, which a grid of
     # the wrong proportions cannot, while the aspect measured from one view can be far off
     # (a cropped photo, a lens whose centre is not the image's).
-    # (A grid the free corners placed must look square too: they place, they do not shape.)
-    if not _plausible(best.corners, (w, h), config, aspect=best.framed):
+    # (A grid the free corners placed must look square too: they place, they do not shape;
+    # unless the turn network, which refuses a grid bent or scaled off the cards, vouches for it.)
+    if not _plausible(best.corners, (w, h), config, aspect=best.framed and not verdict.vouches):
         return GridFit.failed("no board: the best grid is not a plausible view of the board", score=best.z)
-    if best.cells < config.min_ink_cells:
+    if best.cells < config.min_ink_cells and not verdict.vouches:
         # Too few cells show print for the pattern to have been read at all (washed out).
         return GridFit.failed(
             f"no board: only {best.cells} cells of the best grid show card print "
@@ -442,8 +468,27 @@ def locate_grid(
         edition, aspect = guess_edition(corners, (w, h))
     z, runner = _evidence(best)
     score = float(np.clip((z - config.min_z) / (config.full_z - config.min_z) * 0.5 + 0.5, 0.0, 1.0))
+    if verdict.vouches:  # (as sure as a grid the ink alone just accepts)
+        score = max(score, 0.5)
     return GridFit(corners, score, edition,
                    details={"z": z, "z_next": runner, "ink_z": best.z, "aspect": aspect})
+
+
+@dataclass(frozen=True)
+class NetVerdict:
+    """What the turn network says of a located grid: it ``vouches`` for it (sure of one turn,
+    so the grid lies on the cards) or ``refuses`` it (sure the board is not there)."""
+
+    vouches: bool = False
+    refuses: bool = False
+
+
+def _net_verdict(frame: np.ndarray, corners: np.ndarray, config: LocateConfig) -> NetVerdict:
+    """The turn network's verdict on the grid ``corners`` (as seen); none where it is not asked."""
+    p = net_probabilities(frame, corners, config.ink) if config.use_net else None
+    if p is None:
+        return NetVerdict()
+    return NetVerdict(sure_turn(p, config.ink) is not None, bool(p[NOT_PLACED] >= config.net_refuses))
 
 
 @dataclass(frozen=True)
@@ -864,7 +909,9 @@ def _register_leaders(frame, gray, white, board, leaders: list[np.ndarray], conf
             continue
         if not _accepted(match, config) and match.z >= config.min_z - config.polish_below:
             match = _polish(frame, gray, white, board, match, config)
-        if match.framed and not _plausible(match.corners, size, config):
+        if match.framed and not _plausible(match.corners, size, config) and not _net_verdict(
+            frame, match.corners, config
+        ).vouches:
             continue  # (the final test: the free corners place a grid, they do not shape it)
         best = _better(best, match, config)
         if _accepted(best, config) and (not config.thorough or (best.placed and best.z >= config.full_z)):

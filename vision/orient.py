@@ -170,7 +170,8 @@ def orient_grid(
     best, second = int(order[0]), int(order[1])
     margin = float(scores[best] - scores[second])
     confidence = float(np.clip(margin / config.full_margin, 0.0, 1.0)) if enough else 0.0
-    told = net_turn(ink_lattice(frame, seen, config.turn_net_px), config)
+    p = net_probabilities(frame, seen, config)
+    told = None if p is None else sure_turn(p, config)
     if told is not None:
         best, confidence = told
         return Orientation(roll_corners(seen, best), best, confidence, tuple(float(s) for s in scores))
@@ -204,9 +205,21 @@ def net_turn(grid: np.ndarray, config: OrientConfig) -> tuple[int, float] | None
     or not asked."""
     if config.turn_net_sure <= 0:
         return None
-    p = load_turn_net().probabilities(grid)
+    return sure_turn(load_turn_net().probabilities(grid), config)
+
+
+def sure_turn(p: np.ndarray, config: OrientConfig) -> tuple[int, float] | None:
+    """The turn the network's probabilities ``p`` ``(5,)`` are sure of, and its probability, or None."""
     k = int(np.argmax(p[:NOT_PLACED]))
     return (k, float(p[k])) if p[k] >= config.turn_net_sure else None
+
+
+def net_probabilities(frame: np.ndarray, corners: np.ndarray, config: OrientConfig) -> np.ndarray | None:
+    """The turn network's ``(5,)`` probabilities for the grid ``corners`` (as seen) of ``frame``
+    (each turn, and ``NOT_PLACED``), or None where it is not asked (``turn_net_sure`` 0)."""
+    if config.turn_net_sure <= 0:
+        return None
+    return load_turn_net().probabilities(ink_lattice(frame, corners, config.turn_net_px))
 
 
 def with_twin_cards(z: np.ndarray, lattice: np.ndarray, config: OrientConfig, *, cells: int = SIZE) -> np.ndarray:
