@@ -196,6 +196,9 @@ class LocateConfig:
     a located grid is dropped. (Of 400 rendered frames, seeds 6000-6399, every board the
     locator returned in the wrong place, 10 of them 0.57 to 12.7 cells off, read 0.83 or more,
     save one 0.68 cells off; no board returned in the right place read above 0.5.)"""
+    net_runners: int = 8
+    """Where the best placement fails, the next best this many (by ink z, from ``net_min_z``) are
+    shown to the turn network, and the first it vouches for is taken as the best."""
     net_min_z: float = 4.0
     """Where the turn network is sure of a turn of the best placement (``OrientConfig.turn_net_sure``:
     the grid lies on the cards), that placement is the board from this ink z, the layout's
@@ -398,20 +401,20 @@ def locate_grid(
         (lambda: _with_hypotheses(zoomed_quads(raw_white, quads, config), raw_white, sat, config)
          if config.use_zoom else [], replace(config, min_z=max(config.min_z, config.zoom_min_z), use_corners=False)),
     ]
-    best, candidates, deferred = None, [], []
+    best, candidates, deferred, runners = None, [], [], []
     top = config.thorough_top if config.thorough else config.refine_top
     for number, (stage, stage_config) in enumerate(stages):
         more = [c for c in stage() if _plausible(c, (w, h), config, aspect=False)]
         candidates += more
         leaders = _leaders(frame, more, stage_config)
         deferred.append((leaders[top : config.deep_top], stage_config))
-        found = _stage_result(frame, gray, white, board, leaders[:top], config, stage_config)
+        found = _stage_result(frame, gray, white, board, leaders[:top], config, stage_config, runners)
         if not _accepted(found, stage_config):
             # The outlines that fit the card borders best, under a stricter ink test: more
             # registrations, more chances for a wrong placement to read the layout by chance.
             strict = replace(stage_config, min_z=max(stage_config.min_z, config.lattice_min_z))
             extra = _lattice_leaders(white, more, leaders[:top], config)
-            found = _better(found, _stage_result(frame, gray, white, board, extra, config, strict), config)
+            found = _better(found, _stage_result(frame, gray, white, board, extra, config, strict, runners), config)
         best = _better(best, found, config)
         # A weak pass from the outlines alone may be a lattice bent off the cards in one
         # corner; the grids fitted inside the outlines are tried before settling for it,
@@ -422,9 +425,40 @@ def locate_grid(
         if _accepted(best, config) and (settled or weak_pass_ok):
             break
     if not config.thorough and not _accepted(best, config):
-        best = _deep_search(frame, gray, white, board, deferred, best, config)
+        best = _deep_search(frame, gray, white, board, deferred, best, config, runners)
     if not candidates:
         return GridFit.failed("no board: nothing in the frame looks like a grid of cards")
+    fit = _conclude(frame, gray, white, board, best, edition, config)
+    if fit or best is None:
+        return fit
+    # The best placement failed (the ink fell short, or the turn network refused it): the
+    # others that showed the layout at least faintly, where the network vouches for one.
+    for match in _runners(runners, best, config):
+        if _net_verdict(frame, match.corners, config).vouches:
+            rescued = _conclude(frame, gray, white, board, match, edition, config)
+            if rescued:
+                return rescued
+    return fit
+
+
+def _runners(runners: list[InkMatch], best: InkMatch, config: LocateConfig) -> list[InkMatch]:
+    """The placements other than ``best`` worth the turn network's look, one per placement,
+    highest ink z first, at most ``net_runners``."""
+    kept: list[InkMatch] = []
+    for match in sorted(runners, key=lambda m: -m.z):
+        seen = order_as_seen(match.corners)
+        if any(_same_placement(seen, order_as_seen(m.corners), config) for m in [best, *kept]):
+            continue
+        kept.append(match)
+        if len(kept) >= config.net_runners:
+            break
+    return kept
+
+
+def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | None, config: LocateConfig) -> GridFit:
+    """The search's best placement as the located grid, finished to sub-pixel corners, or the
+    reason it is not the board."""
+    h, w = gray.shape
     verdict = NetVerdict()
     if best is not None and not _accepted(best, config) and best.z >= config.net_min_z:
         # The ink shows the layout, faintly: the turn network may vouch for the grid.
@@ -439,15 +473,15 @@ def locate_grid(
             f"(best z {z:.1f} < {config.min_z:.1f}, or not {config.min_z_margin:.1f} above the next placement)",
             score=z,
         )
-    rescued = verdict.vouches  # (the ink alone fell short: the network must still vouch at the end)
-    if not rescued:
+    by_net = verdict.vouches  # (the ink alone fell short: the network must still vouch at the end)
+    if not by_net:
         best = _finish(frame, gray, white, board, best, config)
     # The gap fit moves corners by less than its search each round: once more from where it ended.
     again, _, _ = _gap_fit(gray, best.corners, config)
     if again is not None:
         best = replace(best, corners=again)
     verdict = _net_verdict(frame, best.corners, config)
-    if verdict.refuses or (rescued and not verdict.vouches):
+    if verdict.refuses or (by_net and not verdict.vouches):
         return GridFit.failed("no board: the turn network sees no board under the best grid", score=best.z)
     # The shape only (no aspect): the print has shown the layout cell by cell, which a grid of
     # the wrong proportions cannot, while the aspect measured from one view can be far off
@@ -745,7 +779,7 @@ def _finish(frame, gray, white, board, match: InkMatch, config: LocateConfig) ->
 
 
 def _deep_search(frame, gray, white, board, deferred: list, best: InkMatch | None,
-                 config: LocateConfig) -> InkMatch | None:
+                 config: LocateConfig, runners: list[InkMatch] | None = None) -> InkMatch | None:
     """Register the placements ranked below the leaders, stage by stage, until one passes.
 
     The quick look ranks placements roughly (a weak print reads near chance at its resolution),
@@ -761,7 +795,7 @@ def _deep_search(frame, gray, white, board, deferred: list, best: InkMatch | Non
     for leaders, stage_config in deferred:
         deep = replace(stage_config, use_corners=False, min_z_placed_clear=stage_config.min_z_placed)
         for corners in leaders:
-            found = _stage_result(frame, gray, white, board, [corners], config, deep)
+            found = _stage_result(frame, gray, white, board, [corners], config, deep, runners)
             if _accepted(found, config) and not found.placed and _gap_fit(gray, found.corners, config)[2] < (
                 config.deep_gap_support
             ):
@@ -773,7 +807,7 @@ def _deep_search(frame, gray, white, board, deferred: list, best: InkMatch | Non
 
 
 def _stage_result(frame, gray, white, board, leaders: list[np.ndarray], config: LocateConfig,
-                  stage_config: LocateConfig) -> InkMatch | None:
+                  stage_config: LocateConfig, runners: list[InkMatch] | None = None) -> InkMatch | None:
     """Register a stage's ``leaders``; the best placement, or None when it passes only the usual
     test (``config``) and not the stricter one of its stage (``stage_config``), which the stage
     does not trust.
@@ -783,7 +817,7 @@ def _stage_result(frame, gray, white, board, leaders: list[np.ndarray], config: 
     cell off, where the print reads weaker than on the cards themselves (a board that read
     z 6.2 a fifth of a cell off read 8.4 once finished).
     """
-    found = _register_leaders(frame, gray, white, board, leaders, stage_config)
+    found = _register_leaders(frame, gray, white, board, leaders, stage_config, runners)
     if not _accepted(found, config) or _accepted(found, stage_config):
         return found
     # ``_finish`` keeps a move only where the stage's test then passes; else it returns ``found``.
@@ -896,11 +930,14 @@ def _lattice_leaders(white: np.ndarray, candidates: list, leaders: list[np.ndarr
     return picked
 
 
-def _register_leaders(frame, gray, white, board, leaders: list[np.ndarray], config: LocateConfig) -> InkMatch | None:
+def _register_leaders(frame, gray, white, board, leaders: list[np.ndarray], config: LocateConfig,
+                      runners: list[InkMatch] | None = None) -> InkMatch | None:
     """Register the given leaders in turn until one passes (``thorough``: until the card gaps
     place one that shows the layout fully, ``full_z``; the first they place can be a cell off,
     showing it weakly, where a later one lies on the board itself); the best placement of those
-    registered (``_better``), or None."""
+    registered (``_better``), or None. Every placement registered whose ink reaches
+    ``net_min_z`` is added to ``runners``, for the turn network to look at should no
+    placement pass."""
     best = None
     size = (frame.shape[1], frame.shape[0])
     for corners in leaders:
@@ -909,6 +946,10 @@ def _register_leaders(frame, gray, white, board, leaders: list[np.ndarray], conf
             continue
         if not _accepted(match, config) and match.z >= config.min_z - config.polish_below:
             match = _polish(frame, gray, white, board, match, config)
+        if _accepted(match, config) and _net_verdict(frame, match.corners, config).refuses:
+            continue  # (the print read by chance off the board: the search goes on)
+        if runners is not None and match.z >= config.net_min_z:
+            runners.append(match)
         if match.framed and not _plausible(match.corners, size, config) and not _net_verdict(
             frame, match.corners, config
         ).vouches:
