@@ -530,3 +530,14 @@ def test_a_board_the_turn_network_vouches_for_is_found_where_the_print_alone_fal
     scene = render(random_spec(seed, edition=edition, difficulty="hard"))
     assert not locate_grid(scene.frame, config=_without_net_verdict())
     assert_found_and_turned(scene, 0.02)
+
+
+def test_a_washed_out_board_is_placed_by_the_turn_network_climbing_onto_it():
+    """A hard classic view so washed out that its print places no grid: every placement the
+    ink tries reads near chance. The board network outlines the cards a cell or so off; the
+    turn network pulls that outline onto the grid, and the board is found and turned right."""
+    from dataclasses import replace
+
+    scene = render(random_spec(6062, edition="classic", difficulty="hard"))
+    assert not locate_grid(scene.frame, config=replace(LocateConfig(), net_climb_outlines=0))
+    assert_found_and_turned(scene, 0.03)

@@ -1,0 +1,52 @@
+"""The turn network pulls a rough outline onto the grid (``vision.net_climb``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.geometry import apply_homography, grid_homography, order_as_seen
+from vision.net_climb import ClimbConfig, climb, net_odds
+from vision.sim import random_spec, render
+
+CORNERS_UV = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], dtype=np.float64)
+
+
+def cells_off(corners: np.ndarray, truth: np.ndarray) -> float:
+    """Largest distance (cells, along either grid axis) of a corner from the true grid's, in
+    whichever corner order fits best."""
+    uv = apply_homography(np.linalg.inv(grid_homography(truth.astype(np.float32))), np.asarray(corners, float))
+    return float(min(np.abs(np.roll(uv, k, 0) - CORNERS_UV).max() for k in range(4)))
+
+
+@pytest.fixture(scope="module")
+def washed_out():
+    """A hard classic view whose faint print the locator's ink test cannot place (seed 6062)."""
+    return render(random_spec(6062, edition="classic", difficulty="hard"))
+
+
+def off_grid(scene, moves_uv: np.ndarray) -> np.ndarray:
+    """The true grid with its corners moved by ``moves_uv`` cells, as seen."""
+    h = grid_homography(scene.corners.astype(np.float32))
+    return order_as_seen(apply_homography(h, CORNERS_UV + moves_uv).astype(np.float32))
+
+
+def test_an_outline_a_cell_and_more_off_is_climbed_onto_the_grid(washed_out):
+    start = off_grid(washed_out, np.array([[-1.2, -0.8], [1.0, -1.3], [0.6, 1.1], [-1.0, 0.9]]))
+    assert cells_off(start, washed_out.corners) > 1.0
+    corners, odds = climb(washed_out.frame, start)
+    assert cells_off(corners, washed_out.corners) < 0.5
+    assert odds > 4.0 > net_odds(washed_out.frame, start)
+
+
+def test_a_grid_off_the_board_is_not_climbed_onto_it(washed_out):
+    """Far off (whole grids away) the network sees no board anywhere near, so the corners stay
+    where the log-odds stay low."""
+    far = off_grid(washed_out, np.array([[12.0, 0.0]] * 4))
+    _, odds = climb(washed_out.frame, far, ClimbConfig(steps_cells=(1.0,), max_rounds=2))
+    assert odds < 0.0
+
+
+def test_a_grid_that_cannot_be_rectified_has_no_odds(washed_out):
+    point = np.full((4, 2), 100.0, np.float32)
+    assert net_odds(washed_out.frame, point) == float("-inf")
