@@ -541,3 +541,19 @@ def test_a_washed_out_board_is_placed_by_the_turn_network_climbing_onto_it():
     scene = render(random_spec(6062, edition="classic", difficulty="hard"))
     assert not locate_grid(scene.frame, config=replace(LocateConfig(), net_climb_outlines=0))
     assert_found_and_turned(scene, 0.03)
+
+
+def test_a_board_whose_print_is_plain_is_kept_whatever_the_turn_network_says(monkeypatch, scenes):
+    """The turn network learned the boards we render; a real board it has never seen may look
+    like no board to it. Where the ink shows the layout beyond doubt, the ink's statistical
+    test stands, and only a grid whose ink is faint is dropped on the network's word."""
+    from dataclasses import replace
+
+    import vision.locate as locate
+
+    monkeypatch.setattr(locate, "net_probabilities", lambda *a, **k: np.array([0.0, 0.0, 0.0, 0.0, 1.0]))
+    scene = scenes[(4, "classic")]
+    fit = locate_grid(scene.frame)
+    assert fit and fit.details["ink_z"] >= LocateConfig().net_overruled_z
+    assert corner_error(fit.corners, order_as_seen(scene.corners)) < 0.01
+    assert not locate_grid(scene.frame, config=replace(LocateConfig(), net_overruled_z=100.0))

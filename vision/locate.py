@@ -197,6 +197,11 @@ class LocateConfig:
     a located grid is dropped. (Of 400 rendered frames, seeds 6000-6399, every board the
     locator returned in the wrong place, 10 of them 0.57 to 12.7 cells off, read 0.83 or more,
     save one 0.68 cells off; no board returned in the right place read above 0.5.)"""
+    net_overruled_z: float = 7.0
+    """... unless its ink shows the layout this clearly (z): the ink's test is statistical and
+    holds for any printing of the board, while the network learned the boards we render; a
+    real board whose print is plain must not be dropped because the network has never seen one
+    like it. (On hard frames 6000-6199 and 6400-6499 this guard changes nothing.)"""
     net_climb_outlines: int = 3
     """Where no placement passes, this many of the board network's outlines are pulled onto the
     grid by the turn network (``_placed_by_climbing``) ..."""
@@ -530,7 +535,7 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
     again, _, _ = _gap_fit(gray, best.corners, config)
     if again is not None:
         best = replace(best, corners=again)
-    verdict = _net_verdict(frame, best.corners, config)
+    verdict = _net_verdict(frame, best.corners, config, best.z)
     if verdict.refuses or (by_net and not verdict.vouches):
         return GridFit.failed("no board: the turn network sees no board under the best grid", score=best.z)
     # The shape only (no aspect): the print has shown the layout cell by cell, which a grid of
@@ -567,12 +572,14 @@ class NetVerdict:
     refuses: bool = False
 
 
-def _net_verdict(frame: np.ndarray, corners: np.ndarray, config: LocateConfig) -> NetVerdict:
-    """The turn network's verdict on the grid ``corners`` (as seen); none where it is not asked."""
+def _net_verdict(frame: np.ndarray, corners: np.ndarray, config: LocateConfig, ink_z: float = -1.0) -> NetVerdict:
+    """The turn network's verdict on the grid ``corners`` (as seen) whose ink reads ``ink_z``;
+    none where it is not asked. It refuses no grid whose ink reads ``net_overruled_z`` or more."""
     p = net_probabilities(frame, corners, config.ink) if config.use_net else None
     if p is None:
         return NetVerdict()
-    return NetVerdict(sure_turn(p, config.ink) is not None, bool(p[NOT_PLACED] >= config.net_refuses))
+    refuses = p[NOT_PLACED] >= config.net_refuses and ink_z < config.net_overruled_z
+    return NetVerdict(sure_turn(p, config.ink) is not None, bool(refuses))
 
 
 @dataclass(frozen=True)
@@ -996,7 +1003,7 @@ def _register_leaders(frame, gray, white, board, leaders: list[np.ndarray], conf
             continue
         if not _accepted(match, config) and match.z >= config.min_z - config.polish_below:
             match = _polish(frame, gray, white, board, match, config)
-        if _accepted(match, config) and _net_verdict(frame, match.corners, config).refuses:
+        if _accepted(match, config) and _net_verdict(frame, match.corners, config, match.z).refuses:
             continue  # (the print read by chance off the board: the search goes on)
         if runners is not None and match.z >= config.net_min_z:
             runners.append(match)
