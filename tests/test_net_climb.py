@@ -31,9 +31,10 @@ def off_grid(scene, moves_uv: np.ndarray) -> np.ndarray:
     return order_as_seen(apply_homography(h, CORNERS_UV + moves_uv).astype(np.float32))
 
 
-def test_an_outline_a_cell_and_more_off_is_climbed_onto_the_grid(washed_out):
-    start = off_grid(washed_out, np.array([[-1.2, -0.8], [1.0, -1.3], [0.6, 1.1], [-1.0, 0.9]]))
-    assert cells_off(start, washed_out.corners) > 1.0
+def test_an_outline_a_cell_off_is_climbed_onto_the_grid(washed_out):
+    """Every corner about a cell off, each its own way, as the board network's outlines lie."""
+    start = off_grid(washed_out, np.array([[-1.0, -0.5], [0.8, -1.0], [0.5, 0.8], [-0.8, 0.6]]))
+    assert cells_off(start, washed_out.corners) >= 1.0
     corners, odds = climb(washed_out.frame, start)
     assert cells_off(corners, washed_out.corners) < 0.5
     assert odds > 4.0 > net_odds(washed_out.frame, start)
