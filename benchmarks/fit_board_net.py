@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.fit_loop import adam_epochs, cached, fit_parser, load_torch, seed_ranges
+from benchmarks.fit_loop import adam_epochs, cached, fit_parser, load_torch, report_read_back, seed_ranges
 from vision.board_net import MODEL_PATH, BoardNet, BoardNetConfig, board_input, view_of_logits
 from vision.sim import random_spec, render
 
@@ -180,10 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     net = train(x, y, args.epochs)
     export(net, args.out)
     onnx_net = BoardNet(args.out)
-    with torch.no_grad():
-        expected = net(torch.from_numpy(xh[:1].astype(np.float32))).numpy().reshape(yh.shape[1:])
-    drift = float(np.abs(onnx_net.logits(xh[:1].astype(np.float32)) - expected).max())
-    print(f"wrote {args.out}; OpenCV reads it back within {drift:.2e}")
+    report_read_back(net, onnx_net.logits, xh[:1].astype(np.float32), args.out)
     print(f"held-out hard frames (seeds {HELD_OUT_SEEDS}-{HELD_OUT_SEEDS + args.held_out - 1}):")
     report(onnx_net, xh, yh, ch, sh)
     print(f"done in {time.perf_counter() - start:.0f} s")

@@ -51,6 +51,18 @@ def adam_epochs(net, count: int, batch_loss: Callable, *, epochs: int, batch: in
     return net.eval()
 
 
+def report_read_back(net, read_back: Callable[[np.ndarray], np.ndarray], sample: np.ndarray, out: Path) -> None:
+    """Print how closely the exported file ``out``, run as the app runs it (``read_back``),
+    reproduces the fitted PyTorch ``net`` on ``sample``."""
+    import torch
+
+    with torch.no_grad():
+        expected = net(torch.from_numpy(sample)).numpy()
+    got = read_back(sample)
+    drift = float(np.abs(got - expected.reshape(got.shape)).max())
+    print(f"wrote {out}; OpenCV reads it back within {drift:.2e}")
+
+
 def fit_parser(description: str, *, frames: int, held_out: int, epochs: int, out: Path) -> argparse.ArgumentParser:
     """The options every fit script takes (its own defaults); a script adds its own after."""
     parser = argparse.ArgumentParser(description=description)

@@ -25,7 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.fit_cell_model import _flipped_scene
-from benchmarks.fit_loop import adam_epochs, cached, fit_parser, load_torch, seed_ranges
+from benchmarks.fit_loop import adam_epochs, cached, fit_parser, load_torch, report_read_back, seed_ranges
 from engine.layout import CORNERS, SIZE
 from vision.classify import CellReader
 from vision.patch_net import CLASSES, MODEL_PATH, PatchConfig, PatchNet, cell_patches
@@ -153,10 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     net = train(x, y, args.epochs, args.width)
     export(net, args.out)
     onnx_net = PatchNet(args.out)
-    with torch.no_grad():
-        expected = net(torch.from_numpy(xh[:256].astype(np.float32))).numpy()
-    drift = float(np.abs(onnx_net.class_logits(xh[:256].astype(np.float32)) - expected).max())
-    print(f"wrote {args.out}; OpenCV reads it back within {drift:.2e}")
+    report_read_back(net, onnx_net.class_logits, xh[:256].astype(np.float32), args.out)
     patch = np.concatenate([onnx_net.chip_logit(xh[i:i + 1024].astype(np.float32))
                             for i in range(0, len(xh), 1024)])
     print(f"held-out hard frames (seeds {HELD_OUT_SEEDS}-{HELD_OUT_SEEDS + args.held_out - 1}), chip or not:")

@@ -34,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.fit_loop import adam_epochs, cached, fit_parser, load_torch, seed_ranges
+from benchmarks.fit_loop import adam_epochs, cached, fit_parser, load_torch, report_read_back, seed_ranges
 from engine.layout import SIZE
 from vision.geometry import apply_homography, grid_homography
 from vision.locate import LocateConfig, _placed_turns, _turns_told
@@ -235,12 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     net = train(near, (off, bent), args.epochs)
     export(net, args.out)
     onnx_net = TurnNet(args.out)
-    sample = near_h[:1].astype(np.float32)
-    turns = turned(sample[0])
-    with torch.no_grad():
-        expected = net(torch.from_numpy(turns)).numpy()
-    drift = float(np.abs(onnx_net.run(turns) - expected).max())
-    print(f"wrote {args.out}; OpenCV reads it back within {drift:.2e}")
+    report_read_back(net, onnx_net.run, turned(near_h[0].astype(np.float32)), args.out)
     print(f"held-out hard frames (seeds {HELD_OUT_SEEDS}-{HELD_OUT_SEEDS + args.held_out - 1}):")
     report(onnx_net, near_h, off_h, bent_h, told)
     print(f"done in {time.perf_counter() - start:.0f} s")
