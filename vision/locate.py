@@ -38,6 +38,7 @@ import numpy as np
 
 from engine.layout import SIZE
 from vision.board_net import BoardView, load_board_net
+from vision.corner_net import load_corner_net
 from vision.geometry import (
     GRID_CORNERS_UV,
     GridFit,
@@ -209,6 +210,16 @@ class LocateConfig:
     net_climb_outlines: int = 3
     """Where no placement passes, this many of the board network's outlines are pulled onto the
     grid by the turn network (``_placed_by_climbing``) ..."""
+    corner_looks: int = 2
+    """... each first from where the corner network (``vision.corner_net``) sees the grid's
+    corners after this many looks (0: only as drawn): the climb brings an outline home from
+    about a cell off, and the board network's lie two or three cells off on small, far or
+    washed-out boards (on 600 hard rendered frames, seeds 6000-6199, 6400-6499 and
+    8000-8299, boards found went from 548 to 576, boards put in the wrong place from 4 to 2) ..."""
+    corner_max_move: float = 6.0
+    """... unless it moves a corner farther than this, in the outline's cells (it sees three
+    around the outline, and an outline drawn inside the cards has cells smaller than the
+    grid's): that is a look at something else ..."""
     climb: ClimbConfig = field(default_factory=ClimbConfig)
     climb_min_odds: float = 4.0
     """... and one is kept from these log-odds (of 502 climbed outlines, 357 reached 4 or more,
@@ -462,11 +473,14 @@ def locate_grid(
             if rescued:
                 return rescued
     # Still none: the board network's outlines, pulled onto the grid by the turn network where
-    # the print is too faint for the ink to place it (``_placed_by_climbing``).
+    # the print is too faint for the ink to place it (``_placed_by_climbing``), each from where
+    # the corner network puts it first, then as drawn (``_climb_starts``).
     if config.ink.turn_net_sure > 0:
         for quad in net_outlines[: config.net_climb_outlines]:
-            corners = _placed_by_climbing(frame, gray, white, quad, config)
-            if corners is not None:
+            for start in _climb_starts(frame, order_as_seen(quad), config):
+                corners = _placed_by_climbing(frame, gray, white, start, config)
+                if corners is None:
+                    continue
                 match = InkMatch(corners, -1.0, -1.0, 0, framed=True)
                 rescued = _conclude(frame, gray, white, board, match, edition, config, by_climbing=True)
                 if rescued:
@@ -486,7 +500,7 @@ def _placed_by_climbing(frame, gray, white, quad: np.ndarray, config: LocateConf
     8000-8099), of the 357 climbed to log-odds 4 or more, 265 ended within a quarter cell of the
     grid, 87 within half a cell and 5 farther.
     """
-    corners, odds = climb(frame, order_as_seen(quad), config.climb)
+    corners, odds = climb(frame, quad, config.climb)
     if odds < config.climb_min_odds:
         return None
     aligned, _ = align_lattice(white, corners, config)
@@ -497,6 +511,24 @@ def _placed_by_climbing(frame, gray, white, quad: np.ndarray, config: LocateConf
     if gaps is not None and net_odds(frame, gaps) >= odds - config.climb_slack:
         corners = gaps.astype(np.float32)
     return corners
+
+
+def _climb_starts(frame: np.ndarray, quad: np.ndarray, config: LocateConfig) -> list[np.ndarray]:
+    """Where to climb the outline ``quad`` ``(4, 2)`` (as seen) from: where the corner network
+    (``vision.corner_net``, ``corner_looks`` times) sees the grid's corners, then as drawn
+    (about one outline in twenty that lies within a cell, the network moves farther off).
+    Only as drawn where the network moves a corner more than ``corner_max_move`` of the
+    outline's cells or folds the outline."""
+    if config.corner_looks <= 0:
+        return [quad]
+    try:
+        moved = load_corner_net().refine(frame, quad, config.corner_looks)
+        uv = apply_homography(np.linalg.inv(grid_homography(quad)), moved.astype(np.float64))
+    except (ValueError, cv2.error, np.linalg.LinAlgError):
+        return [quad]
+    if not np.all(np.isfinite(uv)) or np.abs(uv - GRID_CORNERS_UV).max() > config.corner_max_move:
+        return [quad]
+    return [order_as_seen(moved), quad]
 
 
 def _runners(runners: list[InkMatch], best: InkMatch, config: LocateConfig) -> list[InkMatch]:

@@ -35,10 +35,11 @@ NOT_PLACED = 4
 """Index of the "not the board here" class after the four turns."""
 
 
-def standardised(grid: np.ndarray) -> np.ndarray:
-    """A rectified 10x10 grid (``(n, n, 3)`` uint8 BGR, any ``n``) shrunk to the network's
-    ``(3, SIDE, SIDE)`` float32, each channel standardised over the grid."""
-    small = cv2.resize(grid, (SIDE, SIDE), interpolation=cv2.INTER_AREA).astype(np.float32)
+def standardised(grid: np.ndarray, side: int = SIDE) -> np.ndarray:
+    """A rectified grid (``(n, n, 3)`` uint8 BGR, any ``n``) shrunk to a network's
+    ``(3, side, side)`` float32 input, each channel standardised over the grid (so neither
+    exposure nor white balance reaches the network)."""
+    small = cv2.resize(grid, (side, side), interpolation=cv2.INTER_AREA).astype(np.float32)
     mean, std = cv2.meanStdDev(small)
     small = (small - mean.reshape(1, 1, 3)) / (std.reshape(1, 1, 3) + 1.0)
     return small.transpose(2, 0, 1)

@@ -1,0 +1,86 @@
+"""The corner network: its input turns with the outline's corner names, and the shipped model
+brings an outline a few cells off the grid to within a fraction of a cell."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from vision.corner_net import SIDE, corner_input, load_corner_net
+from vision.geometry import GRID_CORNERS_UV, apply_homography, grid_homography, order_as_seen
+from vision.locate import LocateConfig, locate_grid
+from vision.sim import random_spec, render
+
+
+def cells_off(corners: np.ndarray, truth: np.ndarray) -> float:
+    """Largest distance (cells, along either grid axis) of a corner from the true grid's, in
+    whichever corner order fits best."""
+    uv = apply_homography(np.linalg.inv(grid_homography(truth.astype(np.float32))), np.asarray(corners, float))
+    return float(min(np.abs(np.roll(uv, k, 0) - GRID_CORNERS_UV).max() for k in range(4)))
+
+
+def outline(scene, scale: float, shift: tuple[float, float]) -> np.ndarray:
+    """The true grid scaled about its centre and shifted (cells), as seen."""
+    uv = (GRID_CORNERS_UV - 5.0) * scale + 5.0 + np.asarray(shift)
+    return order_as_seen(apply_homography(grid_homography(scene.corners), uv).astype(np.float32))
+
+
+@pytest.fixture(scope="module")
+def scenes():
+    """Frames the network was not fitted on (it was fitted on seeds 100000 up)."""
+    return [render(random_spec(seed, edition=edition, difficulty=difficulty))
+            for seed, edition, difficulty in [(6210, "classic", "normal"), (6211, "jumbo", "normal"),
+                                              (6012, "classic", "hard")]]
+
+
+def test_input_turns_with_the_corner_names(scenes):
+    """Naming the outline's corners from the next one is the input turned a quarter turn, and
+    naming them the other way round is it mirrored: the network sees corners, not names."""
+    scene = scenes[0]
+    quad = outline(scene, 0.8, (0.5, -0.3))
+    base = corner_input(scene.frame, quad)
+    assert base.shape == (3, SIDE, SIDE) and base.dtype == np.float32
+    # (Alike to the warp's rounding: a pixel off, they would differ by about 0.4 on average.)
+    for k in range(1, 4):
+        assert np.abs(corner_input(scene.frame, np.roll(quad, -k, axis=0)) - np.rot90(base, k, (1, 2))).max() < 0.03
+    assert np.abs(corner_input(scene.frame, quad[[1, 0, 3, 2]]) - base[:, :, ::-1]).max() < 0.03
+    assert np.abs(corner_input(scene.frame, np.roll(quad, -1, axis=0)) - base).mean() > 0.3
+
+
+def test_input_does_not_see_the_lamp(scenes):
+    scene = scenes[1]
+    quad = outline(scene, 1.1, (0.0, 0.0))
+    dim = np.clip(scene.frame * np.array([0.9, 0.7, 0.5]), 0, 255).astype(np.uint8)
+    assert np.abs(corner_input(scene.frame, quad) - corner_input(dim, quad)).mean() < 0.05
+
+
+@pytest.mark.parametrize("scale,shift", [(0.75, (0.5, 0.0)), (0.8, (-0.6, 0.8)), (1.15, (0.0, -0.7))])
+def test_an_outline_cells_off_is_brought_onto_the_grid(scenes, scale, shift):
+    """Outlines two cells off, shrunk into the cards or grown past them, the way the board
+    network's are on small and washed-out boards, are brought within the turn network's climb
+    (``vision.net_climb``: about a cell)."""
+    net = load_corner_net()
+    for scene in scenes:
+        quad = outline(scene, scale, shift)
+        before = cells_off(quad, scene.corners)
+        assert before > 1.4
+        assert cells_off(net.refine(scene.frame, quad), scene.corners) < min(0.8, before / 2)
+
+
+def test_corners_that_enclose_nothing_are_refused(scenes):
+    with pytest.raises(ValueError):
+        load_corner_net().refine(scenes[0].frame, np.full((4, 2), 50.0, np.float32))
+
+
+@pytest.mark.parametrize("seed,edition", [(6186, "classic"), (6097, "jumbo")])
+def test_the_locator_finds_boards_only_the_corner_network_brings_within_reach(seed, edition):
+    """Hard frames whose print is too faint to place a grid and whose board-network outlines lie
+    two cells or more off: climbed as drawn, none reaches the grid; from where the corner
+    network puts them, one does."""
+    scene = render(random_spec(seed, edition=edition, difficulty="hard"))
+    as_drawn = locate_grid(scene.frame, config=replace(LocateConfig(), corner_looks=0))
+    assert not as_drawn or cells_off(as_drawn.corners, scene.corners) > 0.5
+    found = locate_grid(scene.frame)
+    assert found and cells_off(found.corners, scene.corners) < 0.5
