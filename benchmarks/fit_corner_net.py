@@ -1,9 +1,10 @@
-"""Fit the corner network (``vision.corner_net``) on rendered frames and export it as ONNX.
+"""Fit a corner network (``vision.corner_net``) on rendered frames and export it as ONNX.
 
 Renders seeded scenes of both editions at every difficulty (more of them hard) and, on each,
 rough outlines of the grid the way the board network draws them when it is off: the true
 corners scaled about the grid's centre, shifted, and each moved on its own, by up to about
-three cells in all. Each outline's input (``vision.corner_net.corner_input``) is fitted to
+three cells in all (with ``--fine``: grids a fraction of a cell off, as located, for the
+network that looks closer). Each outline's input (``vision.corner_net.corner_input``) is fitted to
 where the true corners lie in the outline's cells. Each batch is also turned a random number
 of quarter turns and mirrored, with its corners relabelled to match, so the network learns
 where a grid's corners are, not which of them the outline called first.
@@ -12,7 +13,7 @@ Trains with PyTorch (``pip install -e ".[fit]"``; only this script needs it), wr
 held-out hard frames how far the outlines' corners are from the grid's before and after one
 and two looks. Seeds: 100000 up (training), 110000 up (held out); no benchmark uses them.
 
-    python benchmarks/fit_corner_net.py [--frames 6000] [--epochs 10]
+    python benchmarks/fit_corner_net.py [--fine] [--frames 6000] [--epochs 10]
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.fit_loop import adam_epochs, cached, fit_parser, load_torch, report_read_back, seed_ranges
 from engine.layout import SIZE
-from vision.corner_net import MODEL_PATH, SIDE, CornerNet, corner_input
+from vision.corner_net import FINE, MODEL_PATHS, REACH, CornerNet, CornerView, corner_input
 from vision.geometry import GRID_CORNERS_UV, apply_homography, grid_homography
 from vision.sim import random_spec, render
 
@@ -50,18 +51,22 @@ def _spec(seed: int, held: bool):
     return random_spec(seed, edition=("classic", "jumbo")[seed % 2], difficulty=difficulty)
 
 
-def rough_outline(rng: np.random.Generator) -> np.ndarray:
-    """An outline ``(4, 2)`` in the grid's cell units, as the board network may draw it."""
-    scale = rng.uniform(*SCALE, size=2)
-    shift = np.clip(rng.normal(0.0, SHIFT, 2), -1.5, 1.5)
-    own = np.clip(rng.normal(0.0, CORNER, (4, 2)), -1.5, 1.5)
+def rough_outline(rng: np.random.Generator, view: CornerView) -> np.ndarray:
+    """An outline ``(4, 2)`` in the grid's cell units: as the board network may draw it, or for
+    the ``FINE`` network, as a grid is located a fraction of a cell off."""
+    if view == FINE:
+        scale, shift, own = rng.uniform(0.97, 1.03, 2), rng.uniform(-0.2, 0.2, 2), rng.uniform(-0.3, 0.3, (4, 2))
+    else:
+        scale = rng.uniform(*SCALE, size=2)
+        shift = np.clip(rng.normal(0.0, SHIFT, 2), -1.5, 1.5)
+        own = np.clip(rng.normal(0.0, CORNER, (4, 2)), -1.5, 1.5)
     return (GRID_CORNERS_UV - SIZE / 2) * scale + SIZE / 2 + shift + own
 
 
-def frame_rows(job: tuple[int, bool]) -> tuple[np.ndarray, np.ndarray]:
-    """One scene's outlines: inputs ``(OUTLINES, 3, SIDE, SIDE)`` float16 and the true corners'
+def frame_rows(job: tuple[int, bool, CornerView]) -> tuple[np.ndarray, np.ndarray]:
+    """One scene's outlines: inputs ``(OUTLINES, 3, side, side)`` float16 and the true corners'
     offsets ``(OUTLINES, 8)`` float32 in each outline's cells."""
-    seed, held = job
+    seed, held, view = job
     cv2.setNumThreads(1)
     scene = render(_spec(seed, held))
     rng = np.random.default_rng(seed)
@@ -69,14 +74,14 @@ def frame_rows(job: tuple[int, bool]) -> tuple[np.ndarray, np.ndarray]:
     h = grid_homography(truth)
     xs, ys = [], []
     for _ in range(OUTLINES):
-        outline = apply_homography(h, rough_outline(rng)).astype(np.float32)
+        outline = apply_homography(h, rough_outline(rng, view)).astype(np.float32)
         to_outline = np.linalg.inv(grid_homography(outline))
-        xs.append(corner_input(scene.frame, outline).astype(np.float16))
+        xs.append(corner_input(scene.frame, outline, view).astype(np.float16))
         ys.append((apply_homography(to_outline, truth.astype(np.float64)) - GRID_CORNERS_UV).ravel())
     return np.stack(xs), np.array(ys, np.float32)
 
 
-def collect(jobs: list[tuple[int, bool]], workers: int) -> tuple[np.ndarray, np.ndarray]:
+def collect(jobs: list[tuple[int, bool, CornerView]], workers: int) -> tuple[np.ndarray, np.ndarray]:
     """Every job's rows, stacked."""
     with Pool(workers) as pool:
         rows = pool.map(frame_rows, jobs, chunksize=8)
@@ -84,9 +89,9 @@ def collect(jobs: list[tuple[int, bool]], workers: int) -> tuple[np.ndarray, np.
     return np.concatenate(xs), np.concatenate(ys)
 
 
-def make_net():
-    """Four 3x3 convolutions, each followed by a 2x2 max-pool (96 -> 6 px), a hidden layer of
-    64, and the eight offsets."""
+def make_net(side: int):
+    """Four 3x3 convolutions, each followed by a 2x2 max-pool (a sixteenth of ``side`` is
+    left), a hidden layer of 64, and the eight offsets."""
     from torch import nn
 
     return nn.Sequential(
@@ -94,7 +99,7 @@ def make_net():
         nn.Conv2d(12, 24, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
         nn.Conv2d(24, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
         nn.Conv2d(32, 48, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Flatten(), nn.Linear(48 * (SIDE // 16) ** 2, 64), nn.ReLU(), nn.Linear(64, 8),
+        nn.Flatten(), nn.Linear(48 * (side // 16) ** 2, 64), nn.ReLU(), nn.Linear(64, 8),
     )
 
 
@@ -123,7 +128,7 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int = 0):
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    net = make_net()
+    net = make_net(x.shape[-1])
     loss_fn = torch.nn.SmoothL1Loss(beta=0.25)
     xs, ys = torch.from_numpy(x), torch.from_numpy(y)
 
@@ -139,13 +144,13 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int = 0):
     return adam_epochs(net, len(xs), batch_loss, epochs=epochs, batch=128, lr=2e-3, decay=0.75)
 
 
-def export(net, path: Path) -> None:
+def export(net, path: Path, side: int) -> None:
     """Write ``net`` as ONNX for one input at a time."""
     import torch
 
     with warnings.catch_warnings():  # the TorchScript exporter is deprecated, and the simplest that OpenCV reads
         warnings.simplefilter("ignore")
-        torch.onnx.export(net, torch.zeros(1, 3, SIDE, SIDE), str(path), input_names=["outline"],
+        torch.onnx.export(net, torch.zeros(1, 3, side, side), str(path), input_names=["outline"],
                           output_names=["offsets"], dynamo=False)
 
 
@@ -160,7 +165,7 @@ def report(net: CornerNet, held_seeds: range) -> None:
         to_grid = np.linalg.inv(h)
         rng = np.random.default_rng(seed)
         for _ in range(OUTLINES):
-            outline = apply_homography(h, rough_outline(rng)).astype(np.float32)
+            outline = apply_homography(h, rough_outline(rng, net.view)).astype(np.float32)
             for looks in range(3):
                 c = net.refine(scene.frame, outline, looks) if looks else outline
                 uv = apply_homography(to_grid, c.astype(np.float64))
@@ -172,20 +177,24 @@ def report(net: CornerNet, held_seeds: range) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = fit_parser(__doc__.splitlines()[0], frames=6000, held_out=200, epochs=10, out=MODEL_PATH)
+    parser = fit_parser(__doc__.splitlines()[0], frames=6000, held_out=200, epochs=10, out=MODEL_PATHS[REACH])
+    parser.add_argument("--fine", action="store_true", help="fit the network that looks closer")
     args = parser.parse_args(argv)
+    view = FINE if args.fine else REACH
+    if args.fine and args.out == MODEL_PATHS[REACH]:
+        args.out = MODEL_PATHS[FINE]
     torch = load_torch("fit_corner_net", args.threads)
     if torch is None:
         return 2
     start = time.perf_counter()
     fit_seeds, held_seeds = seed_ranges(TRAIN_SEEDS, args.frames, HELD_OUT_SEEDS, args.held_out)
-    data = cached(args.cache, lambda: dict(zip(("x", "y"), collect([(s, False) for s in fit_seeds], args.jobs),
+    data = cached(args.cache, lambda: dict(zip(("x", "y"), collect([(s, False, view) for s in fit_seeds], args.jobs),
                                                strict=True)))
     x, y = data["x"], data["y"]
     print(f"{len(y)} training outlines, in {time.perf_counter() - start:.0f} s", flush=True)
     net = train(x, y, args.epochs)
-    export(net, args.out)
-    onnx_net = CornerNet(args.out)
+    export(net, args.out, view.side)
+    onnx_net = CornerNet(args.out, view)
     report_read_back(net, onnx_net.run, x[:1].astype(np.float32), args.out)
     print(f"held-out hard frames (seeds {HELD_OUT_SEEDS}-{HELD_OUT_SEEDS + args.held_out - 1}), "
           f"{OUTLINES} outlines each, worst corner's error:")

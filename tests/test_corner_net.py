@@ -1,5 +1,6 @@
-"""The corner network: its input turns with the outline's corner names, and the shipped model
-brings an outline a few cells off the grid to within a fraction of a cell."""
+"""The corner networks: the input turns with the outline's corner names; the shipped models
+bring an outline a few cells off the grid to within a fraction of a cell, and a grid a
+fraction of a cell off closer still."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from vision.corner_net import SIDE, corner_input, load_corner_net
+from vision.corner_net import FINE, REACH, corner_input, load_corner_net
 from vision.geometry import GRID_CORNERS_UV, apply_homography, grid_homography, order_as_seen
 from vision.locate import LocateConfig, locate_grid
 from vision.sim import random_spec, render
@@ -41,7 +42,7 @@ def test_input_turns_with_the_corner_names(scenes):
     scene = scenes[0]
     quad = outline(scene, 0.8, (0.5, -0.3))
     base = corner_input(scene.frame, quad)
-    assert base.shape == (3, SIDE, SIDE) and base.dtype == np.float32
+    assert base.shape == (3, REACH.side, REACH.side) and base.dtype == np.float32
     # (Alike to the warp's rounding: a pixel off, they would differ by about 0.4 on average.)
     for k in range(1, 4):
         assert np.abs(corner_input(scene.frame, np.roll(quad, -k, axis=0)) - np.rot90(base, k, (1, 2))).max() < 0.03
@@ -67,6 +68,19 @@ def test_an_outline_cells_off_is_brought_onto_the_grid(scenes, scale, shift):
         before = cells_off(quad, scene.corners)
         assert before > 1.4
         assert cells_off(net.refine(scene.frame, quad), scene.corners) < min(0.8, before / 2)
+
+
+@pytest.mark.parametrize("seed,edition,difficulty", [(6211, "jumbo", "normal"), (6212, "classic", "normal"),
+                                                     (6015, "jumbo", "hard")])
+def test_the_fine_network_brings_a_grid_a_fraction_off_onto_the_cards(seed, edition, difficulty):
+    """A grid located up to a third of a cell off, each corner its own way (the card gaps not
+    registering it), is brought within a tenth of a cell by the network that looks closer."""
+    scene = render(random_spec(seed, edition=edition, difficulty=difficulty))
+    h = grid_homography(scene.corners)
+    for moves in ([[0.3, -0.2], [0.25, 0.3], [-0.2, 0.3], [-0.3, -0.25]],
+                  [[-0.25, 0.0], [0.0, -0.3], [0.3, 0.1], [0.1, 0.3]]):
+        located = apply_homography(h, GRID_CORNERS_UV + np.array(moves)).astype(np.float32)
+        assert cells_off(load_corner_net(FINE).refine(scene.frame, located), scene.corners) < 0.1
 
 
 def test_corners_that_enclose_nothing_are_refused(scenes):
