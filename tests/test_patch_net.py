@@ -125,11 +125,12 @@ def test_a_chip_the_network_is_sure_is_blue_is_not_read_white():
 
 def test_white_chips_the_cue_network_firmly_misses_are_read_white():
     """Seed 6007 (hard, Jumbo): white chips on white cards that the cue network reads empty
-    with logits of -4 to -6.4, where the patch network is sure of white chips."""
+    with logits of -4 to -6.4, where the patch network is sure of white chips. (Asked only
+    about the cells in doubt, and those taken narrowly, |logit| < 3, it reads none of them.)"""
     scene = render(random_spec(6007, edition="jumbo", difficulty="hard"))
     cells = [(2, 3), (3, 4), (6, 9)]
     assert all(scene.labels[r][c] == "flipped" for r, c in cells)
-    narrow = CellReader(edition="jumbo", config=replace(ReaderConfig(), patch_white_doubt=0.0))
+    narrow = CellReader(edition="jumbo", config=replace(ReaderConfig(), patch_doubt=3.0, patch_white_doubt=0.0))
     before = narrow.read(scene.frame, scene.corners).labels
     assert all(before[r][c] == "empty" for r, c in cells)
     after = CellReader(edition="jumbo").read(scene.frame, scene.corners).labels

@@ -145,10 +145,12 @@ class ReaderConfig:
     """Confidence is scaled by (1 - this * clipped fraction) where the camera clipped the centre."""
     unreachable_distance: float = 1e6
     """Prototype distance given to white where no white chip can be (see ``decide``)."""
-    patch_doubt: float = 3.0
+    patch_doubt: float = 5.0
     """Cells whose chip logit is nearer zero than this are also read by the patch network
-    (``vision.patch_net``); 0 never asks it. About a fifth of the cells of a hard frame, a few
-    of a clear one."""
+    (``vision.patch_net``); 0 never asks it. About a quarter of the cells of a hard frame, an
+    eighth of a normal one. (At 3, a seventh and a sixteenth: with the true corners, hard
+    frames of seeds 6000-6199 and 8000-8099 read 115 cells wrong at 3, 106 at 4, 106 at 5
+    and 104 at 6; normal frames 6200-6299 none at any.)"""
     patch_weight: float = 1.0
     """Share of the patch network's logit in such a cell's final logit (the rest: the cue network's)."""
     patch_colour_sure: float = 0.9
