@@ -103,21 +103,19 @@ def make_net(side: int):
     )
 
 
-def turned_targets(y, k: int, mirror: bool):
-    """The offsets ``(n, 8)`` of inputs turned ``k`` quarter turns (``torch.rot90(x, k, (2, 3))``)
+def turned_targets(y: np.ndarray, k: int, mirror: bool) -> np.ndarray:
+    """The offsets ``(n, 8)`` of inputs turned ``k`` quarter turns (``np.rot90(x, k, (2, 3))``)
     and then, if ``mirror``, flipped left to right: corners relabelled and their (u, v) turned."""
-    import torch
-
-    c = y.reshape(-1, 4, 2)
+    c = np.asarray(y).reshape(-1, 4, 2)
     for _ in range(k % 4):
-        # A quarter turn counterclockwise of the image: what was the outline's corner i+1 is now
+        # A quarter turn counterclockwise of the input: what was the outline's corner i+1 is now
         # corner i, and a move (du, dv) becomes (dv, -du).
-        c = torch.roll(c, -1, dims=1)
-        c = torch.stack([c[..., 1], -c[..., 0]], dim=-1)
+        c = np.roll(c, -1, axis=1)
+        c = np.stack([c[..., 1], -c[..., 0]], axis=-1)
     if mirror:
         # Left-right flip: corners TL,TR,BR,BL become TR,TL,BL,BR, and du changes sign.
         c = c[:, [1, 0, 3, 2]]
-        c = torch.stack([-c[..., 0], c[..., 1]], dim=-1)
+        c = np.stack([-c[..., 0], c[..., 1]], axis=-1)
     return c.reshape(-1, 8)
 
 
@@ -130,7 +128,7 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int = 0):
     rng = np.random.default_rng(seed)
     net = make_net(x.shape[-1])
     loss_fn = torch.nn.SmoothL1Loss(beta=0.25)
-    xs, ys = torch.from_numpy(x), torch.from_numpy(y)
+    xs = torch.from_numpy(x)
 
     def batch_loss(net, idx):
         xb = xs[idx].float()
@@ -139,7 +137,7 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int = 0):
         xb = torch.rot90(xb, k, (2, 3))
         if mirror:
             xb = torch.flip(xb, (3,))
-        return loss_fn(net(xb), turned_targets(ys[idx], k, mirror))
+        return loss_fn(net(xb), torch.from_numpy(turned_targets(y[idx.numpy()], k, mirror)))
 
     return adam_epochs(net, len(xs), batch_loss, epochs=epochs, batch=128, lr=2e-3, decay=0.75)
 

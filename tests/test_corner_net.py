@@ -9,6 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from benchmarks.fit_corner_net import turned_targets
 from vision.corner_net import FINE, REACH, corner_input, load_corner_net
 from vision.geometry import GRID_CORNERS_UV, apply_homography, grid_homography, order_as_seen
 from vision.locate import LocateConfig, locate_grid
@@ -48,6 +49,25 @@ def test_input_turns_with_the_corner_names(scenes):
         assert np.abs(corner_input(scene.frame, np.roll(quad, -k, axis=0)) - np.rot90(base, k, (1, 2))).max() < 0.03
     assert np.abs(corner_input(scene.frame, quad[[1, 0, 3, 2]]) - base[:, :, ::-1]).max() < 0.03
     assert np.abs(corner_input(scene.frame, np.roll(quad, -1, axis=0)) - base).mean() > 0.3
+
+
+def test_the_fit_relabels_the_corners_as_it_turns_the_input(scenes):
+    """The fit turns and mirrors its inputs at random (``turned_targets``): the offsets it then
+    fits must be those of the same outline with its corners named as the turned input shows them."""
+    scene = scenes[0]
+    quad = outline(scene, 0.8, (0.5, -0.3))
+    truth = scene.corners.astype(np.float64)
+
+    def offsets(names: np.ndarray) -> np.ndarray:
+        to_outline = np.linalg.inv(grid_homography(quad[names]))
+        return (apply_homography(to_outline, truth[names]) - GRID_CORNERS_UV).ravel()
+
+    base = offsets(np.arange(4))[None]
+    for k in range(4):
+        for mirror in (False, True):
+            names = np.roll(np.arange(4), -k)
+            names = names[[1, 0, 3, 2]] if mirror else names
+            assert np.allclose(turned_targets(base, k, mirror)[0], offsets(names), atol=1e-6)
 
 
 def test_input_does_not_see_the_lamp(scenes):
