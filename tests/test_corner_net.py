@@ -8,19 +8,13 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from gridcells import cells_off
 
 from benchmarks.fit_corner_net import turned_targets
 from vision.corner_net import FINE, REACH, corner_input, load_corner_net
 from vision.geometry import GRID_CORNERS_UV, apply_homography, grid_homography, order_as_seen
 from vision.locate import LocateConfig, locate_grid
 from vision.sim import random_spec, render
-
-
-def cells_off(corners: np.ndarray, truth: np.ndarray) -> float:
-    """Largest distance (cells, along either grid axis) of a corner from the true grid's, in
-    whichever corner order fits best."""
-    uv = apply_homography(np.linalg.inv(grid_homography(truth.astype(np.float32))), np.asarray(corners, float))
-    return float(min(np.abs(np.roll(uv, k, 0) - GRID_CORNERS_UV).max() for k in range(4)))
 
 
 def outline(scene, scale: float, shift: tuple[float, float]) -> np.ndarray:

@@ -4,19 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gridcells import cells_off
 
-from vision.geometry import apply_homography, grid_homography, order_as_seen
+from vision.geometry import GRID_CORNERS_UV, apply_homography, grid_homography, order_as_seen
 from vision.net_climb import ClimbConfig, climb, net_odds
 from vision.sim import random_spec, render
-
-CORNERS_UV = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], dtype=np.float64)
-
-
-def cells_off(corners: np.ndarray, truth: np.ndarray) -> float:
-    """Largest distance (cells, along either grid axis) of a corner from the true grid's, in
-    whichever corner order fits best."""
-    uv = apply_homography(np.linalg.inv(grid_homography(truth.astype(np.float32))), np.asarray(corners, float))
-    return float(min(np.abs(np.roll(uv, k, 0) - CORNERS_UV).max() for k in range(4)))
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +20,7 @@ def washed_out():
 def off_grid(scene, moves_uv: np.ndarray) -> np.ndarray:
     """The true grid with its corners moved by ``moves_uv`` cells, as seen."""
     h = grid_homography(scene.corners.astype(np.float32))
-    return order_as_seen(apply_homography(h, CORNERS_UV + moves_uv).astype(np.float32))
+    return order_as_seen(apply_homography(h, GRID_CORNERS_UV + moves_uv).astype(np.float32))
 
 
 def test_an_outline_a_cell_off_is_climbed_onto_the_grid(washed_out):
