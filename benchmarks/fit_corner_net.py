@@ -8,10 +8,11 @@ network that looks closer). Each outline's input (``vision.corner_net.corner_inp
 where the true corners lie in the outline's cells. Each batch is also turned a random number
 of quarter turns and mirrored, with its corners relabelled to match, so the network learns
 where a grid's corners are, not which of them the outline called first.
-Trains with PyTorch (``pip install -e ".[fit]"``; only this script needs it), writes
-``vision/corner_net.onnx``, checks OpenCV reads it back to the same outputs, and prints on
-held-out hard frames how far the outlines' corners are from the grid's before and after one
-and two looks. Seeds: 100000 up (training), 110000 up (held out); no benchmark uses them.
+Trains with PyTorch (``pip install -e ".[fit]"``; only the fit scripts need it), writes
+``vision/corner_net.onnx`` (with ``--fine``, ``vision/corner_fine_net.onnx``), checks OpenCV
+reads it back to the same outputs, and prints on held-out hard frames how far the outlines'
+corners are from the grid's before and after one and two looks. Seeds: 100000 up (training),
+110000 up (held out); no benchmark uses them.
 
     python benchmarks/fit_corner_net.py [--fine] [--frames 6000] [--epochs 10]
 """

@@ -38,7 +38,7 @@ import numpy as np
 
 from engine.layout import SIZE
 from vision.board_net import BoardView, load_board_net
-from vision.corner_net import FINE, load_corner_net
+from vision.corner_net import FINE, REACH, CornerView, load_corner_net
 from vision.geometry import (
     GRID_CORNERS_UV,
     GridFit,
@@ -216,14 +216,6 @@ class LocateConfig:
     about a cell off, and the board network's lie two or three cells off on small, far or
     washed-out boards (on 600 hard rendered frames, seeds 6000-6199, 6400-6499 and
     8000-8299, boards found went from 548 to 576, boards put in the wrong place from 4 to 2) ..."""
-    polish_looks: int = 2
-    """Looks the fine corner network (``vision.corner_net.FINE``) takes at a located grid the
-    card gaps do not register (0: none). On the hard rendered frames of seeds 6000-6199 and
-    8000-8199 (351 found), those were a median 0.118 cells off, 0.250 at the 90th
-    percentile; polished, 0.055 and 0.116 (124 frames closer, 20 farther by 0.02 cells or
-    more). Where the gaps did register the grid (181 frames, median 0.027) it would do worse."""
-    polish_max_move: float = 0.5
-    """Most cells a polish may move a corner (it was fitted on grids up to about half a cell off)."""
     corner_max_move: float = 6.0
     """... unless it moves a corner farther than this, in the outline's cells (it sees three
     around the outline, and an outline drawn inside the cards has cells smaller than the
@@ -234,6 +226,14 @@ class LocateConfig:
     and 340 of those lay within half a cell of the grid) ..."""
     climb_slack: float = 3.0
     """... and registered finer where the network's log-odds then fall by at most this much."""
+    polish_looks: int = 2
+    """Looks the fine corner network (``vision.corner_net.FINE``) takes at a located grid the
+    card gaps do not register (0: none). On the hard rendered frames of seeds 6000-6199 and
+    8000-8199 (351 found), those were a median 0.118 cells off, 0.250 at the 90th
+    percentile; polished, 0.055 and 0.116 (124 frames closer, 20 farther by 0.02 cells or
+    more). Where the gaps did register the grid (181 frames, median 0.027) it would do worse."""
+    polish_max_move: float = 0.5
+    """Most cells a polish may move a corner (it was fitted on grids up to about half a cell off)."""
     net_runners: int = 8
     """Where the best placement fails, the next best this many (by ink z, from ``net_min_z``) are
     shown to the turn network, and the first it vouches for is taken as the best. (With the
@@ -525,13 +525,8 @@ def _polished(frame: np.ndarray, corners: np.ndarray, config: LocateConfig) -> n
     """``corners`` ``(4, 2)`` moved where the fine corner network (``vision.corner_net.FINE``)
     sees the grid's corners after ``polish_looks`` looks; as they were where it moves one
     farther than ``polish_max_move`` cells (it is then not looking at this grid) or fails."""
-    if config.polish_looks <= 0:
-        return corners
-    try:
-        moved = load_corner_net(FINE).refine(frame, corners, config.polish_looks)
-    except (ValueError, cv2.error):
-        return corners
-    if not np.all(np.isfinite(moved)) or _moved_cells(moved, corners) > config.polish_max_move:
+    moved = _corner_net_look(frame, corners, FINE, config.polish_looks)
+    if moved is None or _moved_cells(moved, corners) > config.polish_max_move:
         return corners
     return moved
 
@@ -542,16 +537,25 @@ def _climb_starts(frame: np.ndarray, quad: np.ndarray, config: LocateConfig) -> 
     (about one outline in twenty that lies within a cell, the network moves farther off).
     Only as drawn where the network moves a corner more than ``corner_max_move`` of the
     outline's cells or folds the outline."""
-    if config.corner_looks <= 0:
+    moved = _corner_net_look(frame, quad, REACH, config.corner_looks)
+    if moved is None:
         return [quad]
-    try:
-        moved = load_corner_net().refine(frame, quad, config.corner_looks)
-        uv = apply_homography(np.linalg.inv(grid_homography(quad)), moved.astype(np.float64))
-    except (ValueError, cv2.error, np.linalg.LinAlgError):
-        return [quad]
-    if not np.all(np.isfinite(uv)) or np.abs(uv - GRID_CORNERS_UV).max() > config.corner_max_move:
+    uv = apply_homography(np.linalg.inv(grid_homography(quad)), moved.astype(np.float64))
+    if np.abs(uv - GRID_CORNERS_UV).max() > config.corner_max_move:
         return [quad]
     return [order_as_seen(moved), quad]
+
+
+def _corner_net_look(frame: np.ndarray, corners: np.ndarray, view: CornerView, looks: int) -> np.ndarray | None:
+    """``corners`` ``(4, 2)`` where the corner network for ``view`` sees the grid's after
+    ``looks`` looks; None where it is not asked (``looks`` 0) or gives no grid."""
+    if looks <= 0:
+        return None
+    try:
+        moved = load_corner_net(view).refine(frame, corners, looks)
+    except (ValueError, cv2.error):
+        return None
+    return moved if np.all(np.isfinite(moved)) else None
 
 
 def _runners(runners: list[InkMatch], best: InkMatch, config: LocateConfig) -> list[InkMatch]:

@@ -18,12 +18,9 @@ import cv2
 import numpy as np
 
 from engine.layout import SIZE
-from vision.geometry import apply_homography, check_corners, grid_homography
+from vision.geometry import GRID_CORNERS_UV, apply_homography, check_corners, grid_homography
 from vision.orient import ink_lattice
 from vision.turn_net import NOT_PLACED, SIDE, load_turn_net, turn_input
-
-_CORNERS_UV = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], dtype=np.float64)
-"""The grid's outer corners in cell units, in the order of the corners climbed."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +56,7 @@ def climb(frame: np.ndarray, corners: np.ndarray, config: ClimbConfig = ClimbCon
             moved = False
             for i in range(4):
                 h = grid_homography(c.astype(np.float32))
-                here, along_u, along_v = apply_homography(h, _CORNERS_UV[i] + np.array([[0, 0], [1, 0], [0, 1]]))
+                here, along_u, along_v = apply_homography(h, GRID_CORNERS_UV[i] + np.array([[0, 0], [1, 0], [0, 1]]))
                 tried = []
                 for d in (along_u - here, here - along_u, along_v - here, here - along_v):
                     moved_c = c.copy()
