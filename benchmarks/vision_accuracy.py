@@ -13,6 +13,7 @@ clutter excluded), all-cells-right rate, and median milliseconds per frame.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import statistics
 import sys
@@ -36,6 +37,9 @@ EXTRA_MODES = ("corners+reference",)
 """Not in the issue: the reader with the true corners and the empty board (isolates the reader)."""
 BLOWN = 0.3
 """Share of a cell's centre clipped to white from which the cell counts as blown out."""
+UNSEEN = 3.0
+"""A chip whose cell the frame shows changed by less than this from the same frame rendered without
+chips (grey levels, 90th percentile of the cell) leaves nothing a reader could see."""
 SURE = 0.5
 """Confidence from which a reading counts as sure."""
 FOUND_CELLS = 0.5
@@ -65,6 +69,9 @@ class Tally:
     blown_cells: int = 0
     blown_errors: int = 0
     """Cells (and wrong cells among them) whose centre the camera blew out to white (glare)."""
+    unseen_cells: int = 0
+    unseen_errors: int = 0
+    """Cells (and wrong cells among them) holding a chip the frame does not show (``unseen_chips``)."""
     all_right: int = 0
     ms: list[float] = field(default_factory=list)
     confusions: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -88,6 +95,10 @@ class Tally:
             f"  outside glare          "
             f"{100.0 * (self.cell_errors - self.blown_errors) / max(self.cells - self.blown_cells, 1):.4f} %"
             f"  ({self.blown_errors} of the wrong cells are among the {self.blown_cells} whose centre is blown out)",
+            f"  chips the frame shows  "
+            f"{100.0 * (self.cell_errors - self.unseen_errors) / max(self.cells - self.unseen_cells, 1):.4f} %"
+            f"  ({self.unseen_errors} of the wrong cells are among the {self.unseen_cells} holding a chip that "
+            f"changes its cell by under {UNSEEN:g} grey levels)",
             f"  all cells right        {100.0 * self.all_right / n:6.2f} %",
             f"  median ms per frame    {statistics.median(self.ms) if self.ms else float('nan'):.1f}",
         ]
@@ -115,6 +126,21 @@ def blown_out(frame: np.ndarray, corners: np.ndarray, edition: str) -> np.ndarra
     qh, qw = geom.cell_h // 4, geom.cell_w // 4
     centre = white[:, qh : geom.cell_h - qh, :, qw : geom.cell_w - qw]
     return centre.mean(axis=(1, 3)) >= BLOWN
+
+
+def unseen_chips(spec, scene) -> np.ndarray:
+    """``(10, 10)`` bool: chips that leave no trace in ``scene``'s frame: their cell differs by less
+    than ``UNSEEN`` from the same frame (same exposure and sensor noise) rendered without chips.
+
+    A white chip on a white card of a blown-out mat is such a chip: no reader can find it, so the
+    figure says how much of the error is the frame's and how much the reader's."""
+    bare = render(dataclasses.replace(spec, auto_exposure=scene.auto_exposure), empty=True).frame
+    geom = grid_geometry(scene.edition)
+    with_chips, without = (warp_grid(f, scene.corners, geom).astype(np.int16) for f in (scene.frame, bare))
+    change = cv2.blur(np.abs(with_chips - without).max(axis=2).astype(np.float32), (3, 3))
+    cells = change.reshape(SIZE, geom.cell_h, SIZE, geom.cell_w).transpose(0, 2, 1, 3).reshape(SIZE, SIZE, -1)
+    chip = np.isin(np.asarray(scene.labels, dtype=object), ("free", "empty"), invert=True)
+    return chip & (np.percentile(cells, 90, axis=2) < UNSEEN)
 
 
 def read_with_reference(scene, empty: np.ndarray) -> Detection:
@@ -168,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         truth = np.asarray(scene.labels, dtype=object)
         visible = ~np.asarray(scene.occluded, dtype=bool)
         blown = blown_out(scene.frame, scene.corners, scene.edition) & visible
+        unseen = unseen_chips(spec, scene) & visible
         for mode in modes:
             tally = tallies[mode]
             tally.frames += 1
@@ -203,6 +230,8 @@ def main(argv: list[str] | None = None) -> int:
             tally.blown_cells += int(blown.sum())
             tally.blown_errors += int((wrong_mask & blown).sum())
             tally.cell_errors += n_wrong
+            tally.unseen_cells += int(unseen.sum())
+            tally.unseen_errors += int((wrong_mask & unseen).sum())
             if n_wrong == 0:
                 tally.all_right += 1
                 per[1] += 1
