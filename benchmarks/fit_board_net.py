@@ -6,7 +6,7 @@ card area as the target, at the network's output grid (soft at the edges). Train
 PyTorch (``pip install -e ".[fit]"``; only this script needs it), writes
 ``vision/board_net.onnx``, checks OpenCV reads it back to the same outputs, and prints, on
 held-out hard frames, the mask's overlap with the truth and how far the best outline the
-locator draws from it (``vision.locate.net_quads``) lies from the true corners. Seeds: 50000
+locator draws from it (``vision.outlines.mask_quads``) lies from the true corners. Seeds: 50000
 up (training), 59000 up (held out); no benchmark uses them.
 
     python benchmarks/fit_board_net.py [--frames 6000] [--epochs 10]
@@ -139,7 +139,8 @@ def export(net, path: Path) -> None:
 
 def report(net: BoardNet, x: np.ndarray, y: np.ndarray, corners: np.ndarray, scales: np.ndarray) -> None:
     """Held-out figures: mean IoU of the mask, and the best outline's corner error in cells."""
-    from vision.locate import LocateConfig, mask_quads
+    from vision.locate_config import LocateConfig
+    from vision.outlines import mask_quads
 
     ious, errs = [], []
     for blob, truth_mask, truth, s in zip(x, y, corners, scales, strict=True):

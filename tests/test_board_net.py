@@ -9,7 +9,8 @@ import pytest
 
 from vision.board_net import BoardNetConfig, BoardView, board_input, load_board_net
 from vision.geometry import GRID_CORNERS_UV, apply_homography, grid_homography
-from vision.locate import LocateConfig, _accepted, ink_match, locate_grid, mask_quads
+from vision.locate import LocateConfig, _accepted, ink_match, locate_grid
+from vision.outlines import mask_quads
 from vision.sim import random_spec, render
 
 GINGHAM = (6104, "classic")

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from vision.geometry import corner_error, order_as_seen
-from vision.locate import LocateConfig, _whiteness, blob_quads, locate_grid, texture_quads
+from vision.locate import LocateConfig, locate_grid
 from vision.orient import orient_grid
+from vision.outlines import blob_quads, texture_quads, whiteness
 from vision.sim import random_spec, render
 
 
@@ -117,7 +118,7 @@ def test_print_density_outlines_a_small_board_on_a_pale_table():
     # A small, blurred board on a pale, unevenly lit table: the brightest region is not the
     # card area, but the dense print is.
     scene = render(random_spec(1003, edition="classic", difficulty="hard"))
-    white = _whiteness(scene.frame)
+    white = whiteness(scene.frame)
     truth = order_as_seen(scene.corners)
     by_print = min(corner_error(q, truth) for q in texture_quads(white, LocateConfig()))
     assert by_print < 0.1
@@ -144,7 +145,7 @@ def test_corner_order_of_a_candidate_does_not_matter(scenes):
 
     scene = scenes[(1, "classic")]
     gray = cv2.cvtColor(scene.frame, cv2.COLOR_BGR2GRAY)
-    white = _whiteness(scene.frame)
+    white = whiteness(scene.frame)
     mirrored = order_as_seen(scene.corners)[[0, 3, 2, 1]]
     leaders = _leaders(scene.frame, [mirrored], LocateConfig())
     match = _register_leaders(scene.frame, gray, white, None, leaders, LocateConfig())
@@ -182,7 +183,8 @@ def test_where_the_card_gaps_end_places_the_grid(scenes, shift):
     """The layout's suits run along rows, so the ink tells a board from a cell off poorly;
     the gaps end at the board's edge and say which whole-cell shift is the board."""
     from vision.geometry import GRID_CORNERS_UV, apply_homography, grid_homography
-    from vision.locate import ink_match, lattice_extent
+    from vision.lattice import lattice_extent
+    from vision.locate import ink_match
 
     scene = scenes[(1, "jumbo")]
     gray = cv2.cvtColor(scene.frame, cv2.COLOR_BGR2GRAY)
@@ -216,7 +218,7 @@ def test_the_final_fit_pulls_a_corner_bent_over_a_cell_back_when_the_gaps_place_
     bent = truth.copy()
     bent[1] += np.array([0.9, -0.9]) * cell
     config = LocateConfig()
-    done = _finish(scene.frame, gray, _whiteness(scene.frame), None, InkMatch(bent, 7.5, 4.0, 100), config)
+    done = _finish(scene.frame, gray, whiteness(scene.frame), None, InkMatch(bent, 7.5, 4.0, 100), config)
     assert np.linalg.norm(done.corners - truth, axis=1).max() < 0.1 * cell
 
 
@@ -315,12 +317,12 @@ def test_a_board_on_a_checked_tablecloth_is_told_apart_by_colour():
     (The board network outlines it too: it is left out here.)"""
     from dataclasses import replace
 
-    from vision.locate import table_quads
+    from vision.outlines import table_quads
 
     scene = render(random_spec(7054, edition="classic", difficulty="normal"))
     truth = order_as_seen(scene.corners)
     config = LocateConfig()
-    white = _whiteness(scene.frame)
+    white = whiteness(scene.frame)
     others = blob_quads(white, config) + texture_quads(white, config)
     assert min(corner_error(q, truth) for q in others) > 0.3  # nowhere near the board
     assert min(corner_error(q, truth) for q in table_quads(scene.frame, config)) < 0.12  # the margin's outline

@@ -1,0 +1,291 @@
+"""Rough outlines of the board: four-sided regions where the card area may lie.
+
+From the frame's bright regions (``blob_quads``), its fine texture (``texture_quads``), the
+board network's mask (``mask_quads``) and the table around the board (``table_quads``), and the
+grids fitted inside an outline by combs of its gaps (``lattice_hypotheses``). Each is only a
+candidate: ``vision.locate`` places and tests them by the print.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from engine.layout import SIZE
+from vision.board_net import BoardView
+from vision.geometry import (
+    apply_homography,
+    order_as_seen,
+)
+from vision.locate_config import LocateConfig
+
+UNIT_SQUARE = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=np.float32)
+
+
+def whiteness(frame: np.ndarray) -> np.ndarray:
+    """Darkest channel (white card faces stay bright; chips, ink, felt and wood do not)."""
+    if frame.ndim == 2:
+        return frame
+    b, g, r = cv2.split(frame)
+    return cv2.min(cv2.min(b, g), r)
+
+
+def saturation(frame: np.ndarray) -> np.ndarray | None:
+    """Brightest minus darkest channel (chips and court art are strongly coloured)."""
+    if frame.ndim == 2:
+        return None
+    b, g, r = cv2.split(frame)
+    return cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
+
+
+def blob_quads(white: np.ndarray, config: LocateConfig) -> list[np.ndarray]:
+    """Rough quadrilaterals of the largest bright regions: the card area or the whole board.
+
+    At a small size the card faces merge into one white region (the gaps vanish); its convex
+    hull is simplified to four corners. ``white`` is the frame's darkest channel
+    (``(H, W) uint8``). Returns ``(4, 2) float32`` image-pixel quads, as seen.
+    """
+    s = config.blob_long_side / max(white.shape)
+    small = cv2.resize(white, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+    return _region_quads(small, s, config.blob_close_px, config, [])
+
+
+def texture_quads(white: np.ndarray, config: LocateConfig, out: list | None = None) -> list[np.ndarray]:
+    """Rough quadrilaterals of the regions dense with small dark print: the card faces.
+
+    A bright table is as bright as the cards, but it is not covered in pips and indices. At a
+    thumbnail size, a black-hat (small dark marks on a lighter surround) averaged over about
+    a cell is high all over the card area and low on plain table; its largest blobs' hulls
+    are board candidates. ``white`` is the frame's darkest channel (``(H, W) uint8``); quads
+    close to those already in ``out`` are skipped. Returns ``(4, 2) float32`` quads, as seen.
+    """
+    s = config.blob_long_side / max(white.shape)
+    small = cv2.resize(white, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (config.texture_mark_px, config.texture_mark_px))
+    marks = cv2.morphologyEx(small, cv2.MORPH_BLACKHAT, k).astype(np.float32)
+    size = (config.texture_window_px, config.texture_window_px)
+    energy = cv2.blur(marks, size)
+    bright = cv2.blur(small.astype(np.float32), size)
+    out = [] if out is None else out
+    for m in (energy, energy * bright):
+        hi = max(float(np.percentile(m, config.blob_bright_percentile)), 1e-6)
+        m8 = np.clip(m * (255.0 / hi), 0, 255).astype(np.uint8)
+        _region_quads(m8, s, config.texture_close_px, config, out)
+    return out
+
+
+def mask_quads(board: BoardView, config: LocateConfig) -> list[np.ndarray]:
+    """Rough quadrilaterals of the card area the board network (``vision.board_net``) sees:
+    the hulls of its probability map's largest regions at a few levels (``net_levels``).
+    Returns ``(4, 2) float32`` image-pixel quads, as seen."""
+    small = np.clip(board.prob * 255.0, 0, 255).astype(np.uint8)
+    return _region_quads(small, board.scale, config.blob_close_px, config, [],
+                         [255.0 * level for level in config.net_levels], fit_sides=True)
+
+
+def _region_quads(small: np.ndarray, s: float, close_px: int, config: LocateConfig, out: list,
+                  thresholds: list[float] | None = None, fit_sides: bool = False) -> list:
+    """Hull quads of the largest regions of ``small`` above ``thresholds`` (default: Otsu's and
+    a few higher ones); with ``fit_sides``, their corners where their sides meet (``_side_fit``)."""
+    if thresholds is None:
+        thresholds = [cv2.threshold(small, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)[0]]
+        hi = float(np.percentile(small, config.blob_bright_percentile))
+        thresholds += [thresholds[0] + f * (hi - thresholds[0]) for f in config.blob_levels]
+    for t in thresholds:
+        binary = (small > t).astype(np.uint8)
+        binary = cv2.morphologyEx(binary, cv2.MORPH_CLOSE, np.ones((close_px, close_px), np.uint8))
+        contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        contours = sorted(contours, key=cv2.contourArea, reverse=True)[: config.blob_count]
+        for c in contours:
+            area = cv2.contourArea(c)
+            if area < config.blob_min_area * binary.size:
+                break
+            if area > config.blob_max_area * binary.size:
+                continue  # the table itself
+            quad = _hull_quad(c)
+            if quad is not None and fit_sides:
+                quad = _side_fit(c, quad, config)
+            if quad is not None and not any(np.abs(quad / s - q).max() < config.blob_same_px for q in out):
+                out.append(order_as_seen(quad / s))
+    return out
+
+
+def zoomed_quads(white: np.ndarray, quads: list[np.ndarray], config: LocateConfig) -> list[np.ndarray]:
+    """The outlines of small boards drawn again from a closer look (the stage then adds the grids
+    fitted inside them, ``with_hypotheses``).
+
+    In the frame's thumbnail a board far away spans few pixels: its outline, blurred by the
+    print-density window, comes out a cell or two off. Around each small rough quad (its long
+    side under ``zoom_below`` of the frame's), the crop is outlined as the frame was
+    (``blob_quads``, ``texture_quads``), now at the thumbnail's full size. Returns ``(4, 2)
+    float32`` image-pixel quads, as seen, none close to another.
+    """
+    h, w = white.shape
+    out: list[np.ndarray] = []
+    for quad in quads[: config.zoom_quads]:
+        lo, hi = quad.min(axis=0), quad.max(axis=0)
+        if (hi - lo).max() >= config.zoom_below * max(h, w):
+            continue
+        pad = (hi - lo) * config.zoom_pad
+        x0, y0 = np.maximum(lo - pad, 0).astype(int)
+        x1, y1 = np.minimum(hi + pad, (w, h)).astype(int)
+        crop = white[y0:y1, x0:x1]
+        for q in texture_quads(crop, config, blob_quads(crop, config)):
+            q = (q + np.array([x0, y0], np.float32)).astype(np.float32)
+            if not any(np.abs(q - o).max() < config.blob_same_px for o in out):
+                out.append(q)
+    return out
+
+
+def table_quads(frame: np.ndarray, config: LocateConfig) -> list[np.ndarray]:
+    """Rough quadrilaterals of the largest regions whose colour is unlike the table's.
+
+    The frame's outer band is mostly table: its colours, clustered, describe it (wood grain,
+    a tablecloth's checks, blurred so the checks average out). The board, with its grey or
+    dark margin, white cards and coloured chips, stands apart from all of them, also on a
+    tablecloth as white and as busy as the cards. ``frame`` is ``(H, W, 3) uint8`` BGR.
+    Returns ``(4, 2) float32`` image-pixel quads, as seen.
+    """
+    s = config.blob_long_side / max(frame.shape[:2])
+    small = cv2.resize(frame, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(cv2.GaussianBlur(small, (0, 0), config.table_blur_px), cv2.COLOR_BGR2LAB).astype(np.float32)
+    h, w = lab.shape[:2]
+    band = max(2, int(config.table_ring * min(h, w)))
+    ring = np.ones((h, w), bool)
+    ring[band:-band, band:-band] = False
+    samples = lab[ring]
+    # Start from bands of lightness, not random centres: the same frame gives the same quads.
+    k = config.table_colours
+    start = (np.argsort(np.argsort(samples[:, 0])) * k // len(samples)).astype(np.int32).reshape(-1, 1)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 1.0)
+    _, _, table = cv2.kmeans(samples, k, start, criteria, 1, cv2.KMEANS_USE_INITIAL_LABELS)
+    far2 = np.full((h, w), np.inf, np.float32)
+    for colour in table:
+        d = lab - colour
+        far2 = np.minimum(far2, np.einsum("ijk,ijk->ij", d, d))
+    far8 = np.clip(np.sqrt(far2) * config.table_gain, 0, 255).astype(np.uint8)
+    return _region_quads(far8, s, config.blob_close_px, config, [])
+
+
+def with_hypotheses(quads: list[np.ndarray], white: np.ndarray, sat: np.ndarray | None, config: LocateConfig) -> list:
+    """Each rough quad followed by the grids fitted inside it (``lattice_hypotheses``)."""
+    return [c for q in quads for c in (q, *lattice_hypotheses(white, sat, q, config))]
+
+
+def _side_fit(contour: np.ndarray, quad: np.ndarray, config: LocateConfig) -> np.ndarray:
+    """``quad``'s corners where lines fitted to the contour along each of its sides meet.
+
+    A region's rounded corners (a blurred outline, a probability map) pull the hull's vertices
+    inwards; the sides away from the corners are straight and say where the corners are.
+    Returns ``quad`` where a side has too few points to fit.
+    """
+    pts = contour.reshape(-1, 2).astype(np.float64)
+    a, b = quad, np.roll(quad, -1, axis=0)
+    d = b - a
+    length = np.linalg.norm(d, axis=1)
+    # Each point's position along, and distance from, each side.
+    t = np.einsum("pkj,kj->pk", pts[:, None] - a[None], d) / length**2
+    rel = pts[:, None] - a[None]
+    off = np.abs(d[None, :, 0] * rel[..., 1] - d[None, :, 1] * rel[..., 0]) / length
+    side = np.argmin(np.where((t > -0.1) & (t < 1.1), off, np.inf), axis=1)
+    lines = []
+    for k in range(4):
+        keep = (side == k) & (t[:, k] > config.side_trim) & (t[:, k] < 1.0 - config.side_trim)
+        if keep.sum() < 3:
+            return quad
+        vx, vy, x0, y0 = cv2.fitLine(pts[keep].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append(np.cross([x0, y0, 1.0], [x0 + vx, y0 + vy, 1.0]))
+    out = []
+    for k in range(4):
+        p = np.cross(lines[k - 1], lines[k])
+        if abs(p[2]) < 1e-9:
+            return quad
+        out.append(p[:2] / p[2])
+    out = np.array(out)
+    # A fit that moves a corner by more than a tenth of the quad's size is not trusted.
+    return out if np.abs(out - quad).max() <= 0.1 * length.max() else quad
+
+
+def _hull_quad(contour: np.ndarray) -> np.ndarray | None:
+    """Four corners of a contour's convex hull (Douglas-Peucker with a growing tolerance)."""
+    hull = cv2.convexHull(contour)
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.02, 0.035, 0.05, 0.07, 0.1):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(approx) == 4:
+            return approx.reshape(4, 2).astype(np.float64)
+    return None
+
+
+def lattice_hypotheses(
+    white_full: np.ndarray, sat_full: np.ndarray | None, quad: np.ndarray, config: LocateConfig
+) -> list[np.ndarray]:
+    """Grid corner guesses inside (or just around) a rough quad, best first.
+
+    The quad's neighbourhood is rectified; along each axis, a profile of "white card border
+    minus coloured cell content" (chips and art sit in cell centres, white borders between
+    cells) is matched against an 11-line comb of every period and phase; the best few per axis
+    are combined. Returns ``(4, 2)`` image-pixel corner sets.
+    """
+    e, n = config.hyp_pad, config.hyp_px
+    h_q = cv2.getPerspectiveTransform(UNIT_SQUARE, quad.astype(np.float32))
+    step = (1 + 2 * e) / n
+    roi_to_unit = np.array([[step, 0, -e], [0, step, -e], [0, 0, 1.0]])
+    m = h_q @ roi_to_unit
+    flags = cv2.INTER_AREA | cv2.WARP_INVERSE_MAP
+    white = cv2.warpPerspective(white_full, m, (n, n), flags=flags).astype(np.float32)
+    sat = None if sat_full is None else cv2.warpPerspective(sat_full, m, (n, n), flags=flags).astype(np.float32)
+    r0, r1 = int((e + config.hyp_band[0]) / step), int((e + config.hyp_band[1]) / step)
+    per_axis = []
+    for axis in (0, 1):
+        w = white if axis == 0 else white.T
+        prof = _z(w[r0:r1].mean(axis=0))
+        if sat is not None:
+            s_ = sat if axis == 0 else sat.T
+            prof = prof - _z(s_[r0:r1].mean(axis=0))
+        per_axis.append(_comb_candidates(prof, (config.hyp_min_width / step, config.hyp_max_width / step), config))
+    combos = [
+        (sx + sy, (x0, x1, y0, y1)) for sx, x0, x1 in per_axis[0] for sy, y0, y1 in per_axis[1]
+    ]
+    combos.sort(key=lambda t: -t[0])
+    out = []
+    for _, (x0, x1, y0, y1) in combos[: config.hyp_keep]:
+        pts = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+        out.append(apply_homography(m, pts))
+    return out
+
+
+def _z(p: np.ndarray) -> np.ndarray:
+    return (p - p.mean()) / max(float(p.std()), 1e-6)
+
+
+def _comb_candidates(
+    prof: np.ndarray, widths: tuple[float, float], config: LocateConfig
+) -> list[tuple[float, float, float]]:
+    """Best distinct ``(score, start, end)`` of a 10-cell comb on a profile (lines bright, cells dark)."""
+    n = len(prof)
+    x = np.arange(n, dtype=np.float64)
+    cells = np.arange(widths[0] / SIZE, widths[1] / SIZE, config.hyp_period_step)
+    x0 = np.arange(0, n, 1.0)
+    c = cells[:, None, None]
+    start = x0[None, None, :]
+    on = np.interp(start + np.arange(SIZE + 1)[None, :, None] * c, x, prof, left=np.nan, right=np.nan)
+    off = np.interp(start + (np.arange(SIZE) + 0.5)[None, :, None] * c, x, prof, left=np.nan, right=np.nan)
+    score = on.mean(axis=1) - off.mean(axis=1)
+    score = np.where(np.isfinite(score), score, -np.inf)
+    picks = []
+    flat = np.argsort(-score, axis=None)
+    for idx in flat[: 2000]:
+        i, j = np.unravel_index(idx, score.shape)
+        if not np.isfinite(score[i, j]):
+            break
+        s0, w = x0[j], cells[i] * SIZE
+        if any(abs(s0 - a) < 0.3 * w / SIZE and abs(s0 + w - b) < 0.3 * w / SIZE for _, a, b in picks):
+            continue
+        picks.append((float(score[i, j]), s0, s0 + w))
+        if len(picks) >= config.hyp_per_axis:
+            break
+    return picks
+
+
+
