@@ -601,7 +601,8 @@ class CellReader:
         asked = np.flatnonzero(doubt | (white & (logit > 0)) | faint | pale)
         if net is None or asked.size == 0:
             return logit, best
-        scores = net.class_logits(cell_patches(grid, feats["white"], asked, cfg.patch))
+        scores = patch_net.only_classes(net.class_logits(cell_patches(grid, feats["white"], asked, cfg.patch)),
+                                        ("empty", *names))
         logit, best = logit.copy(), best.copy()
         in_doubt = doubt[asked]
         patch = patch_net.chip_logit(scores)
