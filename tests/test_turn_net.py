@@ -86,3 +86,27 @@ def test_the_networks_sure_turn_wins_over_a_wrong_decisive_print(seed):
     assert int(np.argmax(z)) != turns and np.sort(z)[-1] - np.sort(z)[-2] >= config.decisive_margin  # the premise
     found = orient_grid(scene.frame, seen, edition="classic")
     assert found.rotation == turns and np.allclose(found.corners, near, atol=1e-3)
+
+
+def test_detect_asks_the_network_about_the_located_grid_once(monkeypatch):
+    """The locator's last verdict and the orientation look at the same corners: the network's
+    answer is passed on, not computed twice, and the orientation is the same as asked afresh."""
+    scene = render(random_spec(3, edition="jumbo", difficulty="normal", size=(1280, 720)))
+    fit = locate_grid(scene.frame)
+    assert fit and fit.details["turn_probabilities"] is not None
+    fresh = orient_grid(scene.frame, fit.corners, edition="jumbo")
+    net = load_turn_net()
+    asked: list[bytes] = []
+    real = type(net).probabilities_of
+
+    def counting(self, turns):
+        asked.append(turns.tobytes())
+        return real(self, turns)
+
+    monkeypatch.setattr(type(net), "probabilities_of", counting)
+    det = detect(scene.frame)
+    final = ink_lattice(scene.frame, fit.corners, OrientConfig().turn_net_px)
+    assert asked.count(turn_input(final).astype(np.float32).tobytes()) == 1
+    assert len(asked) == len(set(asked))
+    np.testing.assert_array_equal(det.corners, fresh.corners)
+    assert det.orientation_confidence == pytest.approx(fresh.confidence)

@@ -23,7 +23,7 @@ from engine.layout import EDITIONS, SIZE
 from vision.classify import CellReader, CellReading, ReaderConfig
 from vision.colour import DEFAULT_PROTOTYPES, ColourModel
 from vision.flipped import FlippedPrior, read_flipped_as_lines
-from vision.geometry import guess_edition
+from vision.geometry import GridFit, guess_edition
 from vision.locate import LocateConfig, locate_grid
 from vision.warp import check_corners, check_frame
 
@@ -125,12 +125,23 @@ def _locate_and_orient(frame: np.ndarray, edition: str | None, timings: dict[str
 
     with _timed(timings, "orient"):
         try:
-            orientation = orient_grid(frame, fit.corners, edition=found_edition)
+            orientation = orient_grid(frame, fit.corners, edition=found_edition,
+                                      turn_probabilities=_turn_probabilities(fit))
         except ValueError as exc:  # a degenerate fit from the locator: not found, not a crash
             log.info("located grid rejected by orientation: %s", exc)
             return _Placement(None, found_edition, 0.0, "located", reason=f"no usable grid found ({exc})")
     corners = np.asarray(orientation.corners, dtype=np.float32)
     return _Placement(corners, found_edition, float(orientation.confidence), "located")
+
+
+def _turn_probabilities(fit: GridFit) -> np.ndarray | None:
+    """The turn network's probabilities for the located corners as orientation would ask for
+    them (the same rectified size), when the locator has them; else None."""
+    from vision.orient import OrientConfig
+
+    if fit.details.get("turn_net_px") != OrientConfig().turn_net_px:
+        return None
+    return fit.details.get("turn_probabilities")
 
 
 def _profile_corners(profile: Any, frame: np.ndarray) -> np.ndarray:

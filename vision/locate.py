@@ -322,8 +322,13 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
     score = float(np.clip((z - config.min_z) / (config.full_z - config.min_z) * 0.5 + 0.5, 0.0, 1.0))
     if verdict.vouches:  # (as sure as a grid the ink alone just accepts)
         score = max(score, 0.5)
+    # What the turn network said of these very corners, for orientation not to ask it again.
+    # (The network saw the corners as float32, which is all orientation compares.)
+    asked = verdict.probabilities is not None and np.array_equal(corners, np.asarray(best.corners, np.float32))
     return GridFit(corners, score, edition,
-                   details={"z": z, "z_next": runner, "ink_z": best.z, "aspect": aspect})
+                   details={"z": z, "z_next": runner, "ink_z": best.z, "aspect": aspect,
+                            "turn_probabilities": verdict.probabilities if asked else None,
+                            "turn_net_px": config.ink.turn_net_px})
 
 
 @dataclass(frozen=True)
@@ -333,6 +338,8 @@ class NetVerdict:
 
     vouches: bool = False
     refuses: bool = False
+    probabilities: np.ndarray | None = None
+    """The network's ``(5,)`` probabilities the verdict came from (None: not asked)."""
 
 
 def _net_verdict(frame: np.ndarray, corners: np.ndarray, config: LocateConfig, ink_z: float = -1.0) -> NetVerdict:
@@ -342,7 +349,7 @@ def _net_verdict(frame: np.ndarray, corners: np.ndarray, config: LocateConfig, i
     if p is None:
         return NetVerdict()
     refuses = p[NOT_PLACED] >= config.net_refuses and ink_z < config.net_overruled_z
-    return NetVerdict(sure_turn(p, config.ink) is not None, bool(refuses))
+    return NetVerdict(sure_turn(p, config.ink) is not None, bool(refuses), p)
 
 
 @dataclass(frozen=True)

@@ -121,13 +121,17 @@ class Orientation:
 
 
 def orient_grid(
-    frame: np.ndarray, corners: np.ndarray, *, edition: str, config: OrientConfig = OrientConfig()
+    frame: np.ndarray, corners: np.ndarray, *, edition: str, config: OrientConfig = OrientConfig(),
+    turn_probabilities: np.ndarray | None = None,
 ) -> Orientation:
     """Roll ``corners`` (TL, TR, BR, BL as seen) so the first is the corner of cell (0, 0).
 
     ``frame`` is ``(H, W, 3) uint8`` BGR (colour is needed: red versus black ink). Raises
     ``ValueError`` for a bad frame, corners or edition. With too little ink visible the
     rotation is the aspect prior's best guess and the confidence is 0.
+    ``turn_probabilities``: what ``net_probabilities`` gives for these ``corners`` and
+    ``config``, when the caller has it already (the locator asked the network about the grid
+    it returns); None: the network is asked here.
 
     The turn network decides first where it is sure (``net_probabilities``): at perturbed true
     corners (up to 0.3 cells) of 300 hard frames, seeds 8000-8299, it was sure on 262 and never
@@ -170,7 +174,8 @@ def orient_grid(
     best, second = int(order[0]), int(order[1])
     margin = float(scores[best] - scores[second])
     confidence = float(np.clip(margin / config.full_margin, 0.0, 1.0)) if enough else 0.0
-    p = net_probabilities(frame, seen, config)
+    p = net_probabilities(frame, seen, config) if turn_probabilities is None or config.turn_net_sure <= 0 \
+        else np.asarray(turn_probabilities, np.float64)
     told = None if p is None else sure_turn(p, config)
     if told is not None:
         best, confidence = told
