@@ -553,9 +553,25 @@ def test_a_board_whose_print_is_plain_is_kept_whatever_the_turn_network_says(mon
 
     import vision.locate as locate
 
-    monkeypatch.setattr(locate, "net_probabilities", lambda *a, **k: np.array([0.0, 0.0, 0.0, 0.0, 1.0]))
+    monkeypatch.setattr(locate, "ask_turn_net", lambda *a, **k: np.array([0.0, 0.0, 0.0, 0.0, 1.0]))
     scene = scenes[(4, "classic")]
     fit = locate_grid(scene.frame)
     assert fit and fit.details["ink_z"] >= LocateConfig().net_overruled_z
     assert corner_error(fit.corners, order_as_seen(scene.corners)) < 0.01
     assert not locate_grid(scene.frame, config=replace(LocateConfig(), net_overruled_z=100.0))
+
+
+def test_the_empty_board_search_lets_the_turn_network_refuse_a_grid_on_the_tablecloth(monkeypatch):
+    """Seed 6186 (hard, classic, empty board on a gingham cloth): the cloth's checks are a
+    lattice of gaps, which places a grid there whose ink then passes the placed test by chance.
+    The empty-board search may not let the network tell turns, but the network still refuses
+    that grid, and the search goes on to the board."""
+    import vision.locate as locate
+
+    empty = render(random_spec(6186, edition="classic", difficulty="hard"), empty=True)
+    config = LocateConfig.for_empty_board()
+    fit = locate_grid(empty.frame, config=config)
+    assert fit and corner_error(fit.corners, order_as_seen(empty.corners)) < 0.02
+    monkeypatch.setattr(locate, "ask_turn_net", lambda *a, **k: np.array([1.0, 0.0, 0.0, 0.0, 0.0]))
+    fooled = locate_grid(empty.frame, config=config)
+    assert fooled and corner_error(fooled.corners, order_as_seen(empty.corners)) > 0.5

@@ -63,10 +63,10 @@ from vision.locate_config import LocateConfig
 from vision.net_climb import climb, net_odds
 from vision.orient import (
     OrientConfig,
+    ask_turn_net,
     free_corner_scores,
     ink_lattice,
     lattice_pattern_z,
-    net_probabilities,
     net_turn,
     sure_turn,
     with_court_art,
@@ -344,12 +344,15 @@ class NetVerdict:
 
 def _net_verdict(frame: np.ndarray, corners: np.ndarray, config: LocateConfig, ink_z: float = -1.0) -> NetVerdict:
     """The turn network's verdict on the grid ``corners`` (as seen) whose ink reads ``ink_z``;
-    none where it is not asked. It refuses no grid whose ink reads ``net_overruled_z`` or more."""
-    p = net_probabilities(frame, corners, config.ink) if config.use_net else None
-    if p is None:
+    none where it is not asked (``use_net`` off). It refuses no grid whose ink reads
+    ``net_overruled_z`` or more, and vouches for none where it may not tell turns
+    (``turn_net_sure`` 0, as on an empty board: there it may still refuse a grid)."""
+    if not config.use_net:
         return NetVerdict()
+    p = ask_turn_net(frame, corners, config.ink)
     refuses = p[NOT_PLACED] >= config.net_refuses and ink_z < config.net_overruled_z
-    return NetVerdict(sure_turn(p, config.ink) is not None, bool(refuses), p)
+    vouches = config.ink.turn_net_sure > 0 and sure_turn(p, config.ink) is not None
+    return NetVerdict(vouches, bool(refuses), p)
 
 
 @dataclass(frozen=True)

@@ -220,10 +220,15 @@ def sure_turn(p: np.ndarray, config: OrientConfig) -> tuple[int, float] | None:
 
 
 def net_probabilities(frame: np.ndarray, corners: np.ndarray, config: OrientConfig) -> np.ndarray | None:
-    """The turn network's ``(5,)`` probabilities for the grid ``corners`` (as seen) of ``frame``
-    (each turn, and ``NOT_PLACED``), or None where it is not asked (``turn_net_sure`` 0)."""
+    """``ask_turn_net``, or None where the network may not tell turns (``turn_net_sure`` 0)."""
     if config.turn_net_sure <= 0:
         return None
+    return ask_turn_net(frame, corners, config)
+
+
+def ask_turn_net(frame: np.ndarray, corners: np.ndarray, config: OrientConfig) -> np.ndarray:
+    """The turn network's ``(5,)`` probabilities for the grid ``corners`` (as seen) of ``frame``:
+    each turn, and ``NOT_PLACED``."""
     return load_turn_net().probabilities(ink_lattice(frame, corners, config.turn_net_px))
 
 
