@@ -129,7 +129,7 @@ def orient_grid(
     ``frame`` is ``(H, W, 3) uint8`` BGR (colour is needed: red versus black ink). Raises
     ``ValueError`` for a bad frame, corners or edition. With too little ink visible the
     rotation is the aspect prior's best guess and the confidence is 0.
-    ``turn_probabilities``: what ``net_probabilities`` gives for these ``corners`` and
+    ``turn_probabilities``: what ``ask_turn_net`` gives for these ``corners`` and
     ``config``, when the caller has it already (the locator asked the network about the grid
     it returns); None: the network is asked here.
 

@@ -82,6 +82,10 @@ def chip_logit(class_logits: np.ndarray) -> np.ndarray:
     return (chips - z[:, 0]).astype(np.float32)
 
 
+RULED_OUT = -1e4
+"""The logit of a class ruled out: no probability, yet finite (no NaN in a softmax)."""
+
+
 def only_classes(class_logits: np.ndarray, possible: tuple[str, ...]) -> np.ndarray:
     """``(k, 6)`` class logits with the classes not in ``possible`` ruled out: what the network
     sees, renormalised over what this table can show (a classic set has no white chips, so a
@@ -89,10 +93,6 @@ def only_classes(class_logits: np.ndarray, possible: tuple[str, ...]) -> np.ndar
     out = np.array(class_logits, np.float32)
     out[:, ~np.isin(np.array(CLASSES, dtype=object), np.array(possible, dtype=object))] = RULED_OUT
     return out
-
-
-RULED_OUT = -1e4
-"""The logit of a class ruled out: no probability, yet finite (no NaN in a softmax)."""
 
 
 def sure_class(class_logits: np.ndarray, sure: float) -> np.ndarray:
