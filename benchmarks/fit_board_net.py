@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import sys
 import time
-import warnings
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -25,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.fit_loop import adam_epochs, cached, fit_parser, load_torch, report_read_back, seed_ranges
+from benchmarks.fit_loop import adam_epochs, cached, export_onnx, fit_parser, load_torch, report_read_back, seed_ranges
 from vision.board_net import MODEL_PATH, BoardNet, BoardNetConfig, board_input, view_of_logits
 from vision.sim import random_spec, render
 
@@ -126,17 +125,6 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int = 0):
     return adam_epochs(net, len(xs), batch_loss, epochs=epochs, batch=32, lr=3e-3, decay=0.75)
 
 
-def export(net, path: Path) -> None:
-    """Write ``net`` as ONNX for one input of the fixed size."""
-    import torch
-
-    c = BoardNetConfig()
-    dummy = torch.zeros(1, 3, c.height, c.width)
-    with warnings.catch_warnings():  # the TorchScript exporter is deprecated, and the simplest that OpenCV reads
-        warnings.simplefilter("ignore")
-        torch.onnx.export(net, dummy, str(path), input_names=["frame"], output_names=["logits"], dynamo=False)
-
-
 def report(net: BoardNet, x: np.ndarray, y: np.ndarray, corners: np.ndarray, scales: np.ndarray) -> None:
     """Held-out figures: mean IoU of the mask, and the best outline's corner error in cells."""
     from vision.locate_config import LocateConfig
@@ -179,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     x, y, xh, yh, ch, sh = (data[k] for k in ("x", "y", "xh", "yh", "ch", "sh"))
     print(f"{len(x)} training frames, {len(xh)} held out, in {time.perf_counter() - start:.0f} s", flush=True)
     net = train(x, y, args.epochs)
-    export(net, args.out)
+    export_onnx(net, args.out, (1, 3, BoardNetConfig().height, BoardNetConfig().width), "frame", "logits")
     onnx_net = BoardNet(args.out)
     report_read_back(net, onnx_net.logits, xh[:1].astype(np.float32), args.out)
     print(f"held-out hard frames (seeds {HELD_OUT_SEEDS}-{HELD_OUT_SEEDS + args.held_out - 1}):")

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import sys
 import time
-import warnings
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -30,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.fit_loop import adam_epochs, cached, fit_parser, load_torch, report_read_back, seed_ranges
+from benchmarks.fit_loop import adam_epochs, cached, export_onnx, fit_parser, load_torch, report_read_back, seed_ranges
 from engine.layout import SIZE
 from vision.corner_net import FINE, MODEL_PATHS, REACH, CornerNet, CornerView, corner_input
 from vision.geometry import GRID_CORNERS_UV, apply_homography, grid_homography
@@ -143,16 +142,6 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int = 0):
     return adam_epochs(net, len(xs), batch_loss, epochs=epochs, batch=128, lr=2e-3, decay=0.75)
 
 
-def export(net, path: Path, side: int) -> None:
-    """Write ``net`` as ONNX for one input at a time."""
-    import torch
-
-    with warnings.catch_warnings():  # the TorchScript exporter is deprecated, and the simplest that OpenCV reads
-        warnings.simplefilter("ignore")
-        torch.onnx.export(net, torch.zeros(1, 3, side, side), str(path), input_names=["outline"],
-                          output_names=["offsets"], dynamo=False)
-
-
 def report(net: CornerNet, held_seeds: range) -> None:
     """Held-out hard frames: each outline's worst corner error (cells) as drawn, after one look
     and after two."""
@@ -192,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     x, y = data["x"], data["y"]
     print(f"{len(y)} training outlines, in {time.perf_counter() - start:.0f} s", flush=True)
     net = train(x, y, args.epochs)
-    export(net, args.out, view.side)
+    export_onnx(net, args.out, (1, 3, view.side, view.side), "outline", "offsets")
     onnx_net = CornerNet(args.out, view)
     report_read_back(net, onnx_net.run, x[:1].astype(np.float32), args.out)
     print(f"held-out hard frames (seeds {HELD_OUT_SEEDS}-{HELD_OUT_SEEDS + args.held_out - 1}), "

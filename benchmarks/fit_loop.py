@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,6 +25,20 @@ def load_torch(script: str, threads: int):
         return None
     torch.set_num_threads(threads)
     return torch
+
+
+def export_onnx(net, path: Path, shape: tuple[int, ...], input_name: str, output_name: str, *,
+                free_batch: bool = False) -> None:
+    """Write ``net`` to ``path`` as ONNX for inputs of ``shape`` (``free_batch``: any first
+    dimension), with the TorchScript exporter: deprecated, but the simplest graph OpenCV's
+    ``dnn`` reads."""
+    import torch
+
+    axes = {input_name: {0: "batch"}, output_name: {0: "batch"}} if free_batch else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(net, torch.zeros(*shape), str(path), input_names=[input_name],
+                          output_names=[output_name], dynamic_axes=axes, dynamo=False)
 
 
 def adam_epochs(net, count: int, batch_loss: Callable, *, epochs: int, batch: int, lr: float, decay: float,

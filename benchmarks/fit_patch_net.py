@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import sys
 import time
-import warnings
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -25,7 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.fit_cell_model import _flipped_scene
-from benchmarks.fit_loop import adam_epochs, cached, fit_parser, load_torch, report_read_back, seed_ranges
+from benchmarks.fit_loop import adam_epochs, cached, export_onnx, fit_parser, load_torch, report_read_back, seed_ranges
 from engine.layout import CORNERS, SIZE
 from vision.classify import CellReader
 from vision.patch_net import CLASSES, MODEL_PATH, PatchConfig, PatchNet, cell_patches
@@ -107,17 +106,6 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, width: int, seed: int = 0):
     return adam_epochs(net, len(xs), batch_loss, epochs=epochs, batch=256, lr=2e-3, decay=0.7)
 
 
-def export(net, path: Path) -> None:
-    """Write ``net`` as ONNX with a free batch size."""
-    import torch
-
-    dummy = torch.zeros(4, 6, PatchConfig().side, PatchConfig().side)
-    with warnings.catch_warnings():  # the TorchScript exporter is deprecated, and the simplest that OpenCV reads
-        warnings.simplefilter("ignore")
-        torch.onnx.export(net, dummy, str(path), input_names=["patches"], output_names=["logits"],
-                          dynamic_axes={"patches": {0: "cells"}, "logits": {0: "cells"}}, dynamo=False)
-
-
 def report(name: str, logit: np.ndarray, y: np.ndarray) -> None:
     """One line: how many held-out cells a chip logit calls wrong, and how many white chips it misses."""
     wrong = (logit > 0) != (y != 0)
@@ -151,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     x, y, xh, yh, cue = (data[k] for k in ("x", "y", "xh", "yh", "cue"))
     print(f"{len(y)} training cells, {len(yh)} held out, in {time.perf_counter() - start:.0f} s", flush=True)
     net = train(x, y, args.epochs, args.width)
-    export(net, args.out)
+    export_onnx(net, args.out, (4, 6, PatchConfig().side, PatchConfig().side), "patches", "logits",
+                free_batch=True)
     onnx_net = PatchNet(args.out)
     report_read_back(net, onnx_net.class_logits, xh[:256].astype(np.float32), args.out)
     patch = np.concatenate([onnx_net.chip_logit(xh[i:i + 1024].astype(np.float32))

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import sys
 import time
-import warnings
 from dataclasses import replace
 from multiprocessing import Pool
 from pathlib import Path
@@ -34,7 +33,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.fit_loop import adam_epochs, cached, fit_parser, load_torch, report_read_back, seed_ranges
+from benchmarks.fit_loop import adam_epochs, cached, export_onnx, fit_parser, load_torch, report_read_back, seed_ranges
 from engine.layout import SIZE
 from vision.geometry import apply_homography, grid_homography
 from vision.locate import LocateConfig, _placed_turns, _turns_told
@@ -181,16 +180,6 @@ def train(near: np.ndarray, off: np.ndarray, epochs: int, seed: int = 0):
     return adam_epochs(net, len(x), batch_loss, epochs=epochs, batch=64, lr=2e-3, decay=0.7)
 
 
-def export(net, path: Path) -> None:
-    """Write ``net`` as ONNX for the four turns of one grid."""
-    import torch
-
-    with warnings.catch_warnings():  # the TorchScript exporter is deprecated, and the simplest that OpenCV reads
-        warnings.simplefilter("ignore")
-        torch.onnx.export(net, torch.zeros(4, 3, SIDE, SIDE), str(path), input_names=["turns"],
-                          output_names=["logits"], dynamo=False)
-
-
 def _probabilities(net: TurnNet, x: np.ndarray) -> np.ndarray:
     """``(n, 5)`` probabilities of unturned inputs ``(n, 3, SIDE, SIDE)``, through the ONNX network."""
     return np.array([net.probabilities_of(turned(one)) for one in x.astype(np.float32)])
@@ -233,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         data[k] for k in ("near", "off", "bent", "near_h", "off_h", "bent_h", "told"))
     print(f"{len(near)} training frames, {len(near_h)} held out, in {time.perf_counter() - start:.0f} s", flush=True)
     net = train(near, (off, bent), args.epochs)
-    export(net, args.out)
+    export_onnx(net, args.out, (4, 3, SIDE, SIDE), "turns", "logits")
     onnx_net = TurnNet(args.out)
     report_read_back(net, onnx_net.run, turned(near_h[0].astype(np.float32)), args.out)
     print(f"held-out hard frames (seeds {HELD_OUT_SEEDS}-{HELD_OUT_SEEDS + args.held_out - 1}):")

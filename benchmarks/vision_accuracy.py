@@ -121,11 +121,15 @@ def blown_out(frame: np.ndarray, corners: np.ndarray, edition: str) -> np.ndarra
     """``(10, 10)`` bool: cells whose central box is at least ``BLOWN`` pixels at 250+ in every
     channel (a glare the camera clipped: what was there is not in the frame)."""
     geom = grid_geometry(edition)
-    grid = warp_grid(frame, corners, geom)
-    white = (grid.min(axis=2) >= 250).reshape(10, geom.cell_h, 10, geom.cell_w)
+    white = per_cell(warp_grid(frame, corners, geom).min(axis=2) >= 250, geom)
     qh, qw = geom.cell_h // 4, geom.cell_w // 4
-    centre = white[:, qh : geom.cell_h - qh, :, qw : geom.cell_w - qw]
-    return centre.mean(axis=(1, 3)) >= BLOWN
+    centre = white[:, :, qh : geom.cell_h - qh, qw : geom.cell_w - qw]
+    return centre.mean(axis=(2, 3)) >= BLOWN
+
+
+def per_cell(plane: np.ndarray, geom) -> np.ndarray:
+    """A rectified one-channel grid ``(10h, 10w)`` as ``(10, 10, h, w)``: each cell's block."""
+    return plane.reshape(SIZE, geom.cell_h, SIZE, geom.cell_w).swapaxes(1, 2)
 
 
 def unseen_chips(spec, scene) -> np.ndarray:
@@ -138,7 +142,7 @@ def unseen_chips(spec, scene) -> np.ndarray:
     geom = grid_geometry(scene.edition)
     with_chips, without = (warp_grid(f, scene.corners, geom).astype(np.int16) for f in (scene.frame, bare))
     change = cv2.blur(np.abs(with_chips - without).max(axis=2).astype(np.float32), (3, 3))
-    cells = change.reshape(SIZE, geom.cell_h, SIZE, geom.cell_w).transpose(0, 2, 1, 3).reshape(SIZE, SIZE, -1)
+    cells = per_cell(change, geom).reshape(SIZE, SIZE, -1)
     chip = np.isin(np.asarray(scene.labels, dtype=object), ("free", "empty"), invert=True)
     return chip & (np.percentile(cells, 90, axis=2) < UNSEEN)
 

@@ -126,7 +126,7 @@ def _locate_and_orient(frame: np.ndarray, edition: str | None, timings: dict[str
     with _timed(timings, "orient"):
         try:
             orientation = orient_grid(frame, fit.corners, edition=found_edition,
-                                      turn_probabilities=_turn_probabilities(fit))
+                                      turn_probabilities=_turn_probabilities(fit, config))
         except ValueError as exc:  # a degenerate fit from the locator: not found, not a crash
             log.info("located grid rejected by orientation: %s", exc)
             return _Placement(None, found_edition, 0.0, "located", reason=f"no usable grid found ({exc})")
@@ -134,12 +134,12 @@ def _locate_and_orient(frame: np.ndarray, edition: str | None, timings: dict[str
     return _Placement(corners, found_edition, float(orientation.confidence), "located")
 
 
-def _turn_probabilities(fit: GridFit) -> np.ndarray | None:
-    """The turn network's probabilities for the located corners as orientation would ask for
-    them (the same rectified size), when the locator has them; else None."""
+def _turn_probabilities(fit: GridFit, config: LocateConfig) -> np.ndarray | None:
+    """The turn network's probabilities for the located corners, when the locator has them and
+    asked at the rectified size orientation asks at; else None."""
     from vision.orient import OrientConfig
 
-    if fit.details.get("turn_net_px") != OrientConfig().turn_net_px:
+    if config.ink.turn_net_px != OrientConfig().turn_net_px:
         return None
     return fit.details.get("turn_probabilities")
 

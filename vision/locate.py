@@ -327,8 +327,7 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
     asked = verdict.probabilities is not None and np.array_equal(corners, np.asarray(best.corners, np.float32))
     return GridFit(corners, score, edition,
                    details={"z": z, "z_next": runner, "ink_z": best.z, "aspect": aspect,
-                            "turn_probabilities": verdict.probabilities if asked else None,
-                            "turn_net_px": config.ink.turn_net_px})
+                            "turn_probabilities": verdict.probabilities if asked else None})
 
 
 @dataclass(frozen=True)
