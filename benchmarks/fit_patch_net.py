@@ -54,7 +54,7 @@ def cell_rows(job: tuple[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     reader = CellReader(edition=scene.edition)
     grid = reader.rectify(scene.frame, np.asarray(scene.corners, np.float32))
     feats = reader.features(grid)
-    _labels, _conf, logit = reader.decide(feats)
+    _labels, _conf, logit, _probs = reader.decide(feats)
     cells = np.flatnonzero(NOT_CORNER & ~np.asarray(scene.occluded, bool).ravel())
     truth = np.array([LABELS.index(v) for v in np.asarray(scene.labels).ravel()[cells]], np.int64)
     patches = cell_patches(grid, feats["white"], cells)

@@ -5,6 +5,7 @@ import pytest
 
 from vision.detect import DetectConfig, detect
 from vision.flipped import FlippedPrior, flipped_lines, read_flipped_as_lines
+from vision.patch_net import CLASSES as PATCH_CLASSES
 from vision.sim import random_spec, render
 
 NAMES = ("blue", "red", "yellow", "flipped")
@@ -63,6 +64,41 @@ def test_a_lone_white_reading_that_is_surely_a_chip_takes_its_next_colour():
     dist[5, 5, NAMES.index("red")] = 2.0
     out, _ = read_flipped_as_lines(labels, np.ones((10, 10), np.float32), _logits(labels), dist, NAMES)
     assert out[5][5] == "red"
+
+
+def _patch_says(cell: tuple[int, int], **probs: float) -> dict[str, np.ndarray]:
+    """Reading features in which the patch network gave ``cell`` these class probabilities."""
+    out = np.zeros((10, 10, len(PATCH_CLASSES)), np.float32)
+    for name, p in probs.items():
+        out[cell][PATCH_CLASSES.index(name)] = p
+    return {"patch_probs": out}
+
+
+def test_a_lone_white_reading_the_patch_network_sees_in_a_team_colour_takes_that_colour():
+    """Glare washes a red chip white in colour; the patch network still sees a red chip (even
+    odds or better), and a white chip off every line cannot be one anyway."""
+    labels = _board({(5, 5): "flipped"})
+    logit = _logits(labels, faint={(5, 5): 1.5})
+    conf = np.ones((10, 10), np.float32)
+    out, _ = read_flipped_as_lines(labels, conf, logit, _dist(labels), NAMES,
+                                   features=_patch_says((5, 5), red=0.7, flipped=0.3))
+    assert out[5][5] == "red"
+    out, _ = read_flipped_as_lines(labels, conf, logit, _dist(labels), NAMES,
+                                   features=_patch_says((5, 5), red=0.4, flipped=0.6))
+    assert out[5][5] == "empty"  # not sure enough: a faint glint stays a card
+
+
+def test_a_lone_white_chip_both_networks_are_sure_of_stays_white():
+    """A clear white chip whose line the frame does not show whole (hidden, or read as another
+    colour) is still a white chip, not the next-nearest colour."""
+    labels = _board({(5, 5): "flipped"})
+    conf = np.ones((10, 10), np.float32)
+    out, _ = read_flipped_as_lines(labels, conf, _logits(labels), _dist(labels), NAMES,
+                                   features=_patch_says((5, 5), flipped=0.999))
+    assert out[5][5] == "flipped"
+    out, _ = read_flipped_as_lines(labels, conf, _logits(labels, faint={(5, 5): 2.0}), _dist(labels), NAMES,
+                                   features=_patch_says((5, 5), flipped=0.999))
+    assert out[5][5] == "empty"  # the cue network is not sure there is a chip at all
 
 
 def test_a_free_corner_completes_a_white_line():

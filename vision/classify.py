@@ -572,9 +572,12 @@ class CellReader:
         return load_patch_net() if self.config.patch_doubt > 0 else None
 
     def _second_opinion(self, grid: np.ndarray, feats: dict[str, np.ndarray], logit: np.ndarray,
-                        best: np.ndarray, names: np.ndarray, dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                        best: np.ndarray, names: np.ndarray, dist: np.ndarray
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``logit`` ``(100,)`` and chip colour ``best`` (prototype index, ``(100,)``) after the
-        patch network has read the doubtful cells (``patch_doubt``) and the chips read white.
+        patch network has read the doubtful cells (``patch_doubt``) and the chips read white, and
+        the network's class probabilities ``(100, len(patch_net.CLASSES))`` (zero in the cells it
+        did not read), for judging white readings later (``vision.flipped``).
 
         A doubtful cell's logit is blended with the network's. A chip the prototypes call white
         but the network is sure (``patch_colour_sure``) is a team colour takes that colour: glare
@@ -599,10 +602,12 @@ class CellReader:
             near = to_white - dist[np.arange(N_CELLS), best] < cfg.patch_pale_margin
             pale = reachable & (logit > 0) & ~white & near
         asked = np.flatnonzero(doubt | (white & (logit > 0)) | faint | pale)
+        probs = np.zeros((N_CELLS, len(patch_net.CLASSES)), np.float32)
         if net is None or asked.size == 0:
-            return logit, best
+            return logit, best, probs
         scores = patch_net.only_classes(net.class_logits(cell_patches(grid, feats["white"], asked, cfg.patch)),
                                         ("empty", *names))
+        probs[asked] = patch_net.probabilities(scores)
         logit, best = logit.copy(), best.copy()
         in_doubt = doubt[asked]
         patch = patch_net.chip_logit(scores)
@@ -616,7 +621,7 @@ class CellReader:
             logit[asked[found]] = patch[found]
             turned = (pale[asked] & (seen == "flipped")) | found
             best[asked[turned]] = int(white_at[0])
-        return logit, best
+        return logit, best, probs
 
     def seen_colours(self, frame: np.ndarray, corners: np.ndarray, reading: CellReading) -> list[list[str]]:
         """``reading``'s labels ``(10, 10)`` with each cell's chip as the patch network sees it
@@ -659,8 +664,10 @@ class CellReader:
     def decide(
         self, feats: dict[str, np.ndarray], *, white_possible: np.ndarray | None = None,
         grid: np.ndarray | None = None,
-    ) -> tuple[list[list[str]], np.ndarray, np.ndarray]:
-        """Labels ``(10, 10)``, confidence ``(10, 10)`` and chip logit ``(100,)`` from features.
+    ) -> tuple[list[list[str]], np.ndarray, np.ndarray, np.ndarray]:
+        """Labels ``(10, 10)``, confidence ``(10, 10)``, chip logit ``(100,)`` and the patch
+        network's class probabilities ``(100, len(patch_net.CLASSES))`` (zero where it was not
+        asked) from features.
 
         A chip is there when the network says so; its label is the nearest colour prototype
         (white included, so a white chip found by the reference comparison is still "flipped"),
@@ -684,8 +691,9 @@ class CellReader:
             white = names[best] == "flipped"
             added = np.minimum(white_net.logit(inputs), cfg.white_net_cap)
             logit = np.where(white, np.maximum(logit, added), logit).astype(np.float32)
+        patch_probs = np.zeros((N_CELLS, len(patch_net.CLASSES)), np.float32)
         if grid is not None:
-            logit, best = self._second_opinion(grid, feats, logit, best, names, dist)
+            logit, best, patch_probs = self._second_opinion(grid, feats, logit, best, names, dist)
         p_chip = _sigmoid(logit)
         rows = np.arange(N_CELLS)
         if dist.shape[1] > 1:
@@ -701,7 +709,7 @@ class CellReader:
         out[CORNER_MASK] = "free"
         conf = conf.reshape(SIZE, SIZE).astype(np.float32)
         conf[CORNER_MASK] = 1.0
-        return out.tolist(), conf, logit
+        return out.tolist(), conf, logit, patch_probs
 
     def read(
         self, frame: np.ndarray, corners: np.ndarray, *, white_possible: np.ndarray | None = None
@@ -713,7 +721,8 @@ class CellReader:
     def read_grid(self, grid: np.ndarray, *, white_possible: np.ndarray | None = None) -> CellReading:
         """Read all cells of an already rectified grid (``(10h, 10w, 3)`` uint8 BGR)."""
         feats = self.features(grid)
-        labels, conf, logit = self.decide(feats, white_possible=white_possible, grid=grid)
+        labels, conf, logit, patch_probs = self.decide(feats, white_possible=white_possible, grid=grid)
         feats["chip_logit"] = logit
+        feats["patch_probs"] = patch_probs
         shaped = {k: v.reshape(SIZE, SIZE, *v.shape[1:]).astype(np.float32, copy=False) for k, v in feats.items()}
         return CellReading(labels, conf, shaped)

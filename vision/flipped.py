@@ -19,6 +19,7 @@ from engine.labels import TEAM_COLOURS
 from engine.layout import CORNERS, SIZE
 from engine.sequences import WINDOWS
 from vision.classify import NEIGHBOURS
+from vision.patch_net import CLASSES as PATCH_CLASSES
 
 _WINDOW_CELLS = np.array([[r * SIZE + c for r, c in window] for window in WINDOWS], dtype=np.intp)
 """``(192, 5)`` flat cell indices of every five-in-a-row window (the engine's list)."""
@@ -42,6 +43,15 @@ class FlippedPrior:
     """What a line must score above to be taken as a sequence."""
     sure_chip: float = 4.0
     """A lone "white" cell with a chip logit above this is a chip of its next-nearest colour."""
+    patch_team: float = 0.5
+    """A lone "white" chip to which the patch network (``vision.patch_net``, which sees the
+    chip's face and shadow, not only its colour) gives a team colour at least this probability
+    is a chip of that colour: glare washed it white. Chosen on rendered Jumbo frames of seeds
+    6000-6399 (hard) and 8000-8299 (normal), where 0.45 to 0.5 did best."""
+    patch_white: float = 0.99
+    """A lone "white" chip (chip logit above ``sure_chip``) the patch network is this sure is white
+    stays white: its line is there, partly hidden or read as another colour, not absent. On the
+    frames above, such cells were white chips 11 times in 13; the other two were misread anyway."""
     doubt: float = 0.45
     """Confidence given to a cell whose label the line changed (inferred, not seen)."""
     tinted_margin: float = 1.0
@@ -174,7 +184,9 @@ def read_flipped_as_lines(labels: list[list[str]], confidence: np.ndarray, chip_
     ``names`` order (``"flipped"`` among them). A white reading off every line becomes the
     next-nearest colour when a chip is surely there, else empty; a cell on a line becomes white.
     ``features``: the reading's per-cell cues (``CellReading.features``); with its ``core_lab``
-    a line must also be lighter than the cards around it (see ``FlippedPrior.lift_gain``).
+    a line must also be lighter than the cards around it (see ``FlippedPrior.lift_gain``), and
+    with its ``patch_probs`` the patch network has a say on the white readings off every line
+    (``FlippedPrior.patch_team``, ``FlippedPrior.patch_white``).
     """
     flat = np.asarray(labels, dtype=object).reshape(-1)
     logit = np.asarray(chip_logit, dtype=np.float32).reshape(-1)
@@ -193,10 +205,29 @@ def read_flipped_as_lines(labels: list[list[str]], confidence: np.ndarray, chip_
         dist[:, white] = np.inf
         nearest = np.asarray(names, dtype=object)[dist.argmin(axis=1)]
         out[stray] = np.where(logit[stray] > prior.sure_chip, nearest[stray], "empty")
+        if features is not None and "patch_probs" in features:
+            says = _patch_says(features["patch_probs"], logit, names, prior)
+            firm = stray & (says != "")
+            out[firm] = says[firm]
     changed = out != flat
     conf = np.asarray(confidence, dtype=np.float32).reshape(-1).copy()
     conf[changed] = np.minimum(conf[changed], prior.doubt)
     return out.reshape(SIZE, SIZE).tolist(), conf.reshape(SIZE, SIZE)
+
+
+def _patch_says(patch_probs: np.ndarray, logit: np.ndarray, names: tuple[str, ...],
+                prior: FlippedPrior) -> np.ndarray:
+    """``(100,)`` object array: what the patch network makes of each cell read white off every
+    line, "" where it has no firm view: a team colour (of ``names``) it gives at least
+    ``prior.patch_team``, or white where it is ``prior.patch_white`` sure and the chip logit
+    ``(100,)`` is above ``prior.sure_chip``. ``patch_probs``: ``(..., len(patch_net.CLASSES))``."""
+    probs = np.asarray(patch_probs, np.float32).reshape(SIZE * SIZE, len(PATCH_CLASSES))
+    says = np.full(SIZE * SIZE, "", dtype=object)
+    for team in set(TEAM_COLOURS) & set(names):
+        says[probs[:, PATCH_CLASSES.index(team)] >= prior.patch_team] = team
+    sure_white = (probs[:, PATCH_CLASSES.index("flipped")] >= prior.patch_white) & (logit > prior.sure_chip)
+    says[sure_white] = "flipped"
+    return says
 
 
 def _lift(core_lab: np.ndarray) -> np.ndarray:

@@ -95,12 +95,18 @@ def only_classes(class_logits: np.ndarray, possible: tuple[str, ...]) -> np.ndar
     return out
 
 
-def sure_class(class_logits: np.ndarray, sure: float) -> np.ndarray:
-    """``(k,)`` object array: the class (``CLASSES``) each row's probability reaches ``sure``
-    for, ``""`` where none does."""
+def probabilities(class_logits: np.ndarray) -> np.ndarray:
+    """``(k, 6)`` class probabilities (softmax of each row of class logits)."""
     z = np.asarray(class_logits, np.float64)
     prob = np.exp(z - z.max(axis=1, keepdims=True))
     prob /= prob.sum(axis=1, keepdims=True)
+    return prob
+
+
+def sure_class(class_logits: np.ndarray, sure: float) -> np.ndarray:
+    """``(k,)`` object array: the class (``CLASSES``) each row's probability reaches ``sure``
+    for, ``""`` where none does."""
+    prob = probabilities(class_logits)
     names = np.array((*CLASSES, ""), dtype=object)
     return names[np.where(prob.max(axis=1) >= sure, prob.argmax(axis=1), len(CLASSES))]
 
