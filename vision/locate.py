@@ -30,6 +30,7 @@ the full test, while the board's outline still shows where it lies.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import cv2
@@ -416,17 +417,26 @@ def ink_match(
         z = with_twin_cards(z, lattice, ink, cells=SIZE + 2 * r)
         dv, du, best, runner = _best_window(z)
         clear = best >= config.min_z and best - runner >= config.min_z_margin
+    told: dict[tuple[int, int], np.ndarray] = {}
+
+    def turns_at(window: tuple[int, int]) -> np.ndarray:
+        """``_placed_turns`` of one window, asked once: the board network's mask and the free
+        corners often frame the same window, and its turn network call is the dear part."""
+        if window not in told:
+            told[window] = _placed_turns(lattice, r, z, window, config, ink)
+        return told[window]
+
     framed = None
     if placed is None and board is not None and config.place_by_net and r >= 1 and not clear:
-        framed = _placed_by_mask(board, lattice, h, r, z, config, ink)
+        framed = _placed_by_mask(board, h, r, turns_at, config)
     if framed is None and placed is None and gray is not None and r >= 1 and config.use_corners and not clear:
-        framed = _placed_by_corners(lattice, r, z, config, ink)  # (only where the ink alone falls short)
+        framed = _placed_by_corners(lattice, r, z, turns_at, config, ink)  # (only where the ink alone falls short)
     art = None
     if placed is not None or framed is not None:
         dv, du = placed if placed is not None else framed[0]
         ink_turns = np.sort(z[dv, du])
         best, runner = float(ink_turns[-1]), float(ink_turns[-2])
-        turns = np.sort(_placed_turns(lattice, r, z, (dv, du), config, ink) if framed is None else framed[1])
+        turns = np.sort(turns_at((dv, du)) if framed is None else framed[1])
         if turns[-1] > best:
             art = float(turns[-1]), float(turns[-2])
     shift = np.array([[1, 0, du - r], [0, 1, dv - r], [0, 0, 1.0]])
@@ -471,10 +481,11 @@ def _placed_turns(
 
 
 def _placed_by_corners(
-    lattice: np.ndarray, reach: int, z: np.ndarray, config: LocateConfig, ink: OrientConfig
+    lattice: np.ndarray, reach: int, z: np.ndarray, turns_at: Callable[[tuple[int, int]], np.ndarray],
+    config: LocateConfig, ink: OrientConfig,
 ) -> tuple[tuple[int, int], np.ndarray] | None:
     """The whole-cell shift ``(dv, du)`` that the four free corners frame clearly, and its turns'
-    z (``_placed_turns``), if the ink (and art) then show one turn of the layout clearly
+    z (``turns_at``, ``_placed_turns`` of a window), if the ink (and art) then show one turn of the layout clearly
     (``min_z_placed``, ``min_z_margin``); else None, and the placement is left to the ink over
     every shift."""
     scores = free_corner_scores(lattice, SIZE + 2 * reach)
@@ -483,7 +494,7 @@ def _placed_by_corners(
     if margin < config.corner_margin:
         return None
     dv, du = (int(v) for v in np.unravel_index(int(np.argmax(scores)), scores.shape))
-    turns = _placed_turns(lattice, reach, z, (dv, du), config, ink)
+    turns = turns_at((dv, du))
     if _turns_told(turns, config):
         return (dv, du), turns
     if margin < config.corner_art_margin or not ink.court_art:
@@ -498,11 +509,11 @@ def _placed_by_corners(
 
 
 def _placed_by_mask(
-    board: BoardView, lattice: np.ndarray, h: np.ndarray, reach: int, z: np.ndarray, config: LocateConfig,
-    ink: OrientConfig,
+    board: BoardView, h: np.ndarray, reach: int, turns_at: Callable[[tuple[int, int]], np.ndarray],
+    config: LocateConfig,
 ) -> tuple[tuple[int, int], np.ndarray] | None:
     """The whole-cell shift ``(dv, du)`` at which the grid covers the card area the board
-    network sees, and its turns' z (``_placed_turns``), if the network says so clearly and the
+    network sees, and its turns' z (``turns_at``, ``_placed_turns`` of a window), if the network says so clearly and the
     ink (and art) then show one turn at ``min_z_placed``; else None.
 
     Each shifted window scores the mean probability of its own edge cells less that of the
@@ -534,7 +545,7 @@ def _placed_by_mask(
     if top[-1] < config.mask_min or top[-1] - top[-2] < config.mask_margin:
         return None
     dv, du = (int(i) for i in np.unravel_index(int(np.argmax(score)), score.shape))
-    turns = _placed_turns(lattice, reach, z, (dv, du), config, ink)
+    turns = turns_at((dv, du))
     return ((dv, du), turns) if _turns_told(turns, config) else None
 
 
