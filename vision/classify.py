@@ -607,17 +607,18 @@ class CellReader:
             return logit, best, probs
         scores = patch_net.only_classes(net.class_logits(cell_patches(grid, feats["white"], asked, cfg.patch)),
                                         ("empty", *names))
-        probs[asked] = patch_net.probabilities(scores)
+        prob = patch_net.probabilities(scores)
+        probs[asked] = prob
         logit, best = logit.copy(), best.copy()
         in_doubt = doubt[asked]
         patch = patch_net.chip_logit(scores)
         logit[asked[in_doubt]] = cfg.patch_weight * patch[in_doubt] + (1.0 - cfg.patch_weight) * logit[asked[in_doubt]]
-        seen = patch_net.sure_class(scores, cfg.patch_colour_sure)
+        seen = patch_net.sure_class(prob, cfg.patch_colour_sure)
         for team in set(TEAM_COLOURS) & set(names):
             sure = white[asked] & (logit[asked] > 0) & (seen == team)
             best[asked[sure]] = int(np.flatnonzero(names == team)[0])
         if white_at.size:
-            found = faint[asked] & (patch_net.sure_class(scores, cfg.patch_white_sure) == "flipped")
+            found = faint[asked] & (patch_net.sure_class(prob, cfg.patch_white_sure) == "flipped")
             logit[asked[found]] = patch[found]
             turned = (pale[asked] & (seen == "flipped")) | found
             best[asked[turned]] = int(white_at[0])
@@ -635,7 +636,8 @@ class CellReader:
             return reading.labels
         white = np.asarray(reading.features["white"], np.float32).reshape(N_CELLS, 3)
         patches = cell_patches(self.rectify(frame, corners), white, chips, self.config.patch)
-        seen = patch_net.sure_class(net.class_logits(patches), self.config.patch_colour_sure)
+        seen = patch_net.sure_class(patch_net.probabilities(net.class_logits(patches)),
+                                   self.config.patch_colour_sure)
         chip_seen = (seen != "") & (seen != "empty")
         labels[chips[chip_seen]] = seen[chip_seen]
         return labels.reshape(SIZE, SIZE).tolist()

@@ -421,7 +421,7 @@ def ink_match(
 
     def turns_at(window: tuple[int, int]) -> np.ndarray:
         """``_placed_turns`` of one window, asked once: the board network's mask and the free
-        corners often frame the same window, and its turn network call is the dear part."""
+        corners may frame the same window, and its turn network call is the dear part."""
         if window not in told:
             told[window] = _placed_turns(lattice, r, z, window, config, ink)
         return told[window]

@@ -103,10 +103,9 @@ def probabilities(class_logits: np.ndarray) -> np.ndarray:
     return prob
 
 
-def sure_class(class_logits: np.ndarray, sure: float) -> np.ndarray:
-    """``(k,)`` object array: the class (``CLASSES``) each row's probability reaches ``sure``
-    for, ``""`` where none does."""
-    prob = probabilities(class_logits)
+def sure_class(prob: np.ndarray, sure: float) -> np.ndarray:
+    """``(k,)`` object array: the class (``CLASSES``) each row of class probabilities ``(k, 6)``
+    (``probabilities``) reaches ``sure`` for, ``""`` where none does."""
     names = np.array((*CLASSES, ""), dtype=object)
     return names[np.where(prob.max(axis=1) >= sure, prob.argmax(axis=1), len(CLASSES))]
 
