@@ -1,14 +1,18 @@
 """Fit the cell patch network (``vision.patch_net``) on rendered frames and export it as ONNX.
 
 Renders seeded scenes (standard ones of both editions at the normal and hard difficulty, and
-Jumbo scenes dense in white chips, ``fit_cell_model._flipped_scene``), rectifies each at its
-true corners, and cuts every visible cell into the network's input exactly as the reader does
-(``vision.patch_net.cell_patches``). Trains with PyTorch (``pip install -e ".[fit]"``; only this
-script needs it), writes ``vision/patch_net.onnx``, checks OpenCV reads it back to the same
-outputs, and prints held-out errors next to the cue network's on hard frames. Seeds: 30000 up
-(standard), 40000 up (white chips), 32000 up (held out); no benchmark uses them.
+Jumbo scenes dense in white chips, ``fit_cell_model._flipped_scene``, as many again all hard),
+rectifies each at its true corners, and cuts every visible cell into the network's input exactly
+as the reader does (``vision.patch_net.cell_patches``). The reader asks the network only about
+cells its cue network doubts, so the cells that network is sure of weigh less in the loss
+(``--sure-weight``): the network's few weights go to the hard calls. Trains with PyTorch
+(``pip install -e ".[fit]"``; only this script needs it), writes ``vision/patch_net.onnx``, checks
+OpenCV reads it back to the same outputs, and prints held-out errors next to the cue network's on
+hard frames. Seeds: 30000 up (standard), 40000 up (white chips), 44000 up (white chips, hard),
+32000 up (held out); no benchmark uses them.
 
-    python benchmarks/fit_patch_net.py [--frames 2000] [--flipped-frames 1600] [--epochs 12] [--width 16]
+    python benchmarks/fit_patch_net.py [--frames 2000] [--flipped-frames 1600] [--hard-flipped-frames 1600]
+        [--sure-weight 0.3] [--epochs 12] [--width 16]
 """
 
 from __future__ import annotations
@@ -26,20 +30,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.fit_cell_model import _flipped_scene
 from benchmarks.fit_loop import adam_epochs, cached, export_onnx, fit_parser, load_torch, report_read_back, seed_ranges
 from engine.layout import CORNERS, SIZE
-from vision.classify import CellReader
+from vision.classify import CellReader, ReaderConfig
 from vision.patch_net import CLASSES, MODEL_PATH, PatchConfig, PatchNet, cell_patches
 from vision.sim import random_spec, render
 
-STANDARD_SEEDS, FLIPPED_SEEDS, HELD_OUT_SEEDS = 30000, 40000, 32000
+STANDARD_SEEDS, FLIPPED_SEEDS, HARD_FLIPPED_SEEDS, HELD_OUT_SEEDS = 30000, 40000, 44000, 32000
 LABELS = (*CLASSES, "free")
 NOT_CORNER = np.array([(r, c) not in CORNERS for r in range(SIZE) for c in range(SIZE)])
 
 
 def _scene(kind: str, seed: int):
     """A rendered scene: ``standard`` (classic, Jumbo, Jumbo in turn; normal and hard in turn),
-    ``flipped`` (Jumbo, a fifth of the cells white chips) or ``held`` (as standard, all hard)."""
+    ``flipped`` (Jumbo, a fifth of the cells white chips), ``hard_flipped`` (as flipped, all
+    hard) or ``held`` (as standard, all hard)."""
     if kind == "flipped":
         return _flipped_scene(seed, ("normal", "hard")[seed % 2])[0]
+    if kind == "hard_flipped":
+        return _flipped_scene(seed, "hard")[0]
     edition = ("classic", "jumbo", "jumbo")[seed % 3]
     difficulty = "hard" if kind == "held" else ("normal", "hard")[seed % 2]
     return render(random_spec(seed, edition=edition, difficulty=difficulty))
@@ -82,16 +89,21 @@ def make_net(width: int):
     )
 
 
-def train(x: np.ndarray, y: np.ndarray, epochs: int, width: int, seed: int = 0):
-    """Adam with a decaying rate; each batch shifted in brightness and white balance (additive in
-    the log input), moved by up to a pixel and turned half round at random."""
+def train(x: np.ndarray, y: np.ndarray, weight: np.ndarray, epochs: int, width: int, seed: int = 0):
+    """Adam with a decaying rate, each cell's loss weighted by ``weight`` ``(k,)``; each batch
+    shifted in brightness and white balance (additive in the log input), moved by up to a pixel
+    and turned half round at random."""
     import torch
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     net = make_net(width)
-    loss_fn = torch.nn.CrossEntropyLoss()
-    xs, ys = torch.from_numpy(x), torch.from_numpy(y)
+    cross_entropy = torch.nn.CrossEntropyLoss(reduction="none")
+    xs, ys, ws = torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(weight.astype(np.float32))
+
+    def loss_fn(out, idx):
+        w = ws[idx]
+        return (cross_entropy(out, ys[idx]) * w).sum() / w.sum()
 
     def batch_loss(net, idx):
         xb = xs[idx].float()
@@ -101,7 +113,7 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, width: int, seed: int = 0):
         xb = torch.roll(xb, (dy, dx), (2, 3))
         if rng.random() < 0.5:
             xb = torch.flip(xb, (2, 3))
-        return loss_fn(net(xb), ys[idx])
+        return loss_fn(net(xb), idx)
 
     return adam_epochs(net, len(xs), batch_loss, epochs=epochs, batch=256, lr=2e-3, decay=0.7)
 
@@ -117,9 +129,15 @@ def report(name: str, logit: np.ndarray, y: np.ndarray) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = fit_parser(__doc__.splitlines()[0], frames=2000, held_out=300, epochs=12, out=MODEL_PATH)
     parser.add_argument("--flipped-frames", type=int, default=1600)
+    parser.add_argument("--hard-flipped-frames", type=int, default=1600,
+                        help="more white-chip Jumbo scenes, all at the hard difficulty")
     parser.add_argument("--width", type=int, default=16, help="channels of the first convolution")
-    parser.add_argument("--doubt", type=float, default=3.0,
+    parser.add_argument("--doubt", type=float, default=ReaderConfig().patch_doubt,
                         help="report the mix that asks the network where |cue logit| is below this")
+    parser.add_argument("--sure-weight", type=float, default=0.3,
+                        help="weight of the cells the reader never asks the network about (|cue logit| "
+                             "at least --sure-logit) against the doubtful ones")
+    parser.add_argument("--sure-logit", type=float, default=8.0)
     args = parser.parse_args(argv)
     torch = load_torch("fit_patch_net", args.threads)
     if torch is None:
@@ -128,17 +146,22 @@ def main(argv: list[str] | None = None) -> int:
 
     standard, held_seeds = seed_ranges(STANDARD_SEEDS, args.frames, HELD_OUT_SEEDS, args.held_out)
     flipped, _ = seed_ranges(FLIPPED_SEEDS, args.flipped_frames, HELD_OUT_SEEDS, args.held_out)
+    hard_flipped, _ = seed_ranges(HARD_FLIPPED_SEEDS, args.hard_flipped_frames, HELD_OUT_SEEDS, args.held_out)
 
     def build() -> dict[str, np.ndarray]:
-        jobs = [("standard", s) for s in standard] + [("flipped", s) for s in flipped]
-        x, y, _ = collect(jobs, args.jobs)
+        jobs = ([("standard", s) for s in standard] + [("flipped", s) for s in flipped]
+                + [("hard_flipped", s) for s in hard_flipped])
+        x, y, cue_fit = collect(jobs, args.jobs)
         xh, yh, cue = collect([("held", s) for s in held_seeds], args.jobs)
-        return {"x": x, "y": y, "xh": xh, "yh": yh, "cue": cue}
+        return {"x": x, "y": y, "cue_fit": cue_fit, "xh": xh, "yh": yh, "cue": cue}
 
     data = cached(args.cache, build)
-    x, y, xh, yh, cue = (data[k] for k in ("x", "y", "xh", "yh", "cue"))
-    print(f"{len(y)} training cells, {len(yh)} held out, in {time.perf_counter() - start:.0f} s", flush=True)
-    net = train(x, y, args.epochs, args.width)
+    x, y, cue_fit, xh, yh, cue = (data[k] for k in ("x", "y", "cue_fit", "xh", "yh", "cue"))
+    doubtful = np.abs(cue_fit) < args.sure_logit
+    weight = np.where(doubtful, 1.0, args.sure_weight)
+    print(f"{len(y)} training cells ({int(doubtful.sum())} doubtful), {len(yh)} held out, "
+          f"in {time.perf_counter() - start:.0f} s", flush=True)
+    net = train(x, y, weight, args.epochs, args.width)
     export_onnx(net, args.out, (4, 6, PatchConfig().side, PatchConfig().side), "patches", "logits",
                 free_batch=True)
     onnx_net = PatchNet(args.out)
