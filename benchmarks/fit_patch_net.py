@@ -43,10 +43,8 @@ def _scene(kind: str, seed: int):
     """A rendered scene: ``standard`` (classic, Jumbo, Jumbo in turn; normal and hard in turn),
     ``flipped`` (Jumbo, a fifth of the cells white chips), ``hard_flipped`` (as flipped, all
     hard) or ``held`` (as standard, all hard)."""
-    if kind == "flipped":
-        return _flipped_scene(seed, ("normal", "hard")[seed % 2])[0]
-    if kind == "hard_flipped":
-        return _flipped_scene(seed, "hard")[0]
+    if kind in ("flipped", "hard_flipped"):
+        return _flipped_scene(seed, "hard" if kind == "hard_flipped" else ("normal", "hard")[seed % 2])[0]
     edition = ("classic", "jumbo", "jumbo")[seed % 3]
     difficulty = "hard" if kind == "held" else ("normal", "hard")[seed % 2]
     return render(random_spec(seed, edition=edition, difficulty=difficulty))
@@ -101,10 +99,6 @@ def train(x: np.ndarray, y: np.ndarray, weight: np.ndarray, epochs: int, width: 
     cross_entropy = torch.nn.CrossEntropyLoss(reduction="none")
     xs, ys, ws = torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(weight.astype(np.float32))
 
-    def loss_fn(out, idx):
-        w = ws[idx]
-        return (cross_entropy(out, ys[idx]) * w).sum() / w.sum()
-
     def batch_loss(net, idx):
         xb = xs[idx].float()
         gain = 0.15 * torch.randn(len(idx), 1, 1, 1) + 0.05 * torch.randn(len(idx), 3, 1, 1).repeat(1, 2, 1, 1)
@@ -113,7 +107,8 @@ def train(x: np.ndarray, y: np.ndarray, weight: np.ndarray, epochs: int, width: 
         xb = torch.roll(xb, (dy, dx), (2, 3))
         if rng.random() < 0.5:
             xb = torch.flip(xb, (2, 3))
-        return loss_fn(net(xb), idx)
+        w = ws[idx]
+        return (cross_entropy(net(xb), ys[idx]) * w).sum() / w.sum()
 
     return adam_epochs(net, len(xs), batch_loss, epochs=epochs, batch=256, lr=2e-3, decay=0.7)
 
