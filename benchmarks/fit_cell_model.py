@@ -183,10 +183,11 @@ def main(argv: list[str] | None = None) -> int:
                 f"--hard-flipped-frames {args.hard_flipped_frames} --hard-frames {args.hard_frames} "
                 f"--hidden {args.hidden} --steps {args.steps} "
                 f"--l2 {args.l2}" + (f" --only {args.only}" if args.only else ""))
+        # Networks this script does not fit (``white_line``, fitted by fit_line_model.py) are kept.
+        kept = {k: v for k, v in load_chip_nets().items() if k not in nets}
         if args.only:
-            kept = {k: v for k, v in load_chip_nets().items() if k not in nets}
-            nets = {**kept, **nets}
             note = f"{json.loads(MODEL_PATH.read_text()).get('note', '')}; then {note}"
+        nets = {**kept, **nets}
         save_chip_nets(nets, note=note)
         print(f"wrote {MODEL_PATH}")
     return 0

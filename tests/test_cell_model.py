@@ -7,6 +7,7 @@ import pytest
 
 from vision.cell_model import ChipNet, load_chip_nets
 from vision.classify import CellReader
+from vision.flipped import LINE_CUES
 from vision.sim import random_spec, render
 
 
@@ -22,6 +23,7 @@ def test_shipped_nets_use_only_cues_the_reader_computes():
     assert set(nets["jumbo_white"].inputs) <= set(plain)
     assert set(nets["reference"].inputs) <= set(with_ref)
     assert nets["plain"].logit(plain).shape == (100,)
+    assert nets["white_line"].inputs == LINE_CUES  # the line reading's window cues, in order
 
 
 def test_only_the_jumbo_mat_without_a_reference_has_a_white_chip_network():

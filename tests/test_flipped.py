@@ -3,8 +3,9 @@
 import numpy as np
 import pytest
 
+from vision.cell_model import load_chip_nets
 from vision.detect import DetectConfig, detect
-from vision.flipped import FlippedPrior, flipped_lines, read_flipped_as_lines
+from vision.flipped import FlippedPrior, flipped_lines, line_inputs, read_flipped_as_lines, white_windows
 from vision.patch_net import CLASSES as PATCH_CLASSES
 from vision.sim import random_spec, render
 
@@ -193,3 +194,61 @@ def test_a_glare_lifted_patch_of_faint_white_readings_is_no_line(rule):
     assert not flipped_lines(logit, team, FlippedPrior(stray_gain=0.0 if rule == "lift" else 1.0,
                                                        lift_gain=1.0 if rule == "lift" else 0.0),
                              lift=lift, white_read=read).any()
+
+
+def _white_reading(white: list[tuple[int, int]], lit: list[tuple[int, int]]) -> tuple[list[list[str]], dict]:
+    """A reading with faint white chips (logit 0.5, the patch network at even odds) on ``white``,
+    cards elsewhere, and the cells ``lit`` lighter (L 97) than the rest (L 88)."""
+    labels = _board({cell: "flipped" for cell in white})
+    lab = np.zeros((10, 10, 3), np.float32)
+    lab[..., 0] = 88.0
+    probs = np.zeros((10, 10, len(PATCH_CLASSES)), np.float32)
+    for cell in white:
+        probs[cell][PATCH_CLASSES.index("flipped")] = probs[cell][PATCH_CLASSES.index("empty")] = 0.5
+    for cell in lit:
+        lab[cell][0] = 97.0
+    return labels, {"core_lab": lab, "patch_probs": probs}
+
+
+def _line_logit(labels: list[list[str]], features: dict, window: int) -> float:
+    logit = _logits(labels, faint={(r, c): 0.5 for r in range(10) for c in range(10) if labels[r][c] == "flipped"})
+    found = line_inputs(labels, logit, _dist(labels), NAMES, features)
+    assert found is not None
+    cues, open_windows = found
+    assert open_windows[window]
+    return float(load_chip_nets()["white_line"].logit(cues)[window])
+
+
+def test_the_line_network_trusts_a_row_that_stands_out_more_than_one_in_a_glare_lit_patch():
+    """Glare lifts a region of cards; a row of chips is lighter than the cards beside it. The
+    same faint white readings score highest as a row that stands out, lower as a row inside a lit
+    patch, and lowest as one row of a patch that reads white throughout."""
+    row = [(4, c) for c in range(2, 7)]
+    patch = [(r, c) for r in range(3, 6) for c in range(1, 8)]
+    window = int(np.flatnonzero(white_windows(np.isin(np.arange(100), [r * 10 + c for r, c in row])))[0])
+    alone = _line_logit(*_white_reading(row, lit=row), window)
+    lit = _line_logit(*_white_reading(row, lit=patch), window)
+    whole = _line_logit(*_white_reading(patch, lit=patch), window)
+    assert alone > lit > whole
+    assert alone > 0 > whole
+
+
+def test_white_windows_are_the_lines_free_corners_complete():
+    white = np.zeros((10, 10), bool)
+    white[0, 1:5] = True  # with the free corner (0, 0), one line
+    white[5, 2:8] = True  # six in a row: two windows
+    assert white_windows(white).sum() == 3
+    assert not white_windows(np.zeros(100, bool)).any()
+
+
+def test_the_line_network_drops_a_glare_lit_row_the_rule_alone_takes_for_a_line():
+    """Rendered hard Jumbo seed 7111: the cells' logits alone make a line of empty cards under
+    glare; the line network, seeing how the row stands against its flanks and the frame, does not."""
+    scene = render(random_spec(7111, edition="jumbo", difficulty="hard"))
+    truth, visible = np.array(scene.labels), ~scene.occluded
+    rule = detect(scene.frame, corners=scene.corners, edition="jumbo",
+                  config=DetectConfig(flipped=FlippedPrior(line_gain=0.0)))
+    both = detect(scene.frame, corners=scene.corners, edition="jumbo")
+    wrong = (np.array(rule.labels) != truth) & visible
+    assert wrong.sum() >= 5 and set(np.array(rule.labels)[wrong]) == {"flipped"}
+    assert np.array_equal(np.array(both.labels)[visible], truth[visible])

@@ -3,7 +3,10 @@
 On the Jumbo mat players turn the chips of a completed sequence white side up, so every white
 chip on a still board belongs to five in a row (free corners count), and two sequences share at
 most one cell. A white chip on a white card is the reader's weakest call; seen as a line, four
-clear white chips vouch for a blurred fifth, and a lone "white chip" is a glint on a card.
+clear white chips vouch for a blurred fifth, and a lone "white chip" is a glint on a card. Where
+glare has made the frame near-blind, a small network that sees each window whole (how it stands
+against the cells flanking it and the frame's other readings) tells a faint line from a row of
+lifted cards better than the sum of its cells.
 
 Used by ``detect`` on still frames only: during a live game the flips arrive one chip at a time,
 and the engine, which knows which sequence is being flipped, judges them there.
@@ -18,6 +21,7 @@ import numpy as np
 from engine.labels import TEAM_COLOURS
 from engine.layout import CORNERS, SIZE
 from engine.sequences import WINDOWS
+from vision.cell_model import ChipNet, load_chip_nets
 from vision.classify import NEIGHBOURS
 from vision.patch_net import CLASSES as PATCH_CLASSES
 
@@ -28,6 +32,33 @@ _WINDOW_PLAIN = ~np.isin(_WINDOW_CELLS, _CORNER_CELLS)
 """``(192, 5)`` bool: the window's cells that are not free corners (those hold no chip)."""
 _SHARED = np.array([[len(set(a) & set(b)) for b in WINDOWS] for a in WINDOWS], dtype=np.intp)
 """``(192, 192)`` cells each pair of windows shares (two sequences may share at most one)."""
+
+
+def _beside_and_beyond() -> tuple[np.ndarray, np.ndarray]:
+    """``(192, 5, 2)`` flat indices of the two cells flanking each window cell across the line,
+    and ``(192, 2)`` of the cells just past the window's two ends; -1 off the board."""
+    beside = np.full((len(WINDOWS), 5, 2), -1, np.intp)
+    beyond = np.full((len(WINDOWS), 2), -1, np.intp)
+
+    def flat(r: int, c: int) -> int:
+        return r * SIZE + c if 0 <= r < SIZE and 0 <= c < SIZE else -1
+
+    for w, cells in enumerate(WINDOWS):
+        dr, dc = cells[1][0] - cells[0][0], cells[1][1] - cells[0][1]
+        across = (dr, -dc) if dr and dc else (dc, dr)
+        for k, (r, c) in enumerate(cells):
+            beside[w, k] = [flat(r + s * across[0], c + s * across[1]) for s in (1, -1)]
+        beyond[w] = [flat(cells[0][0] - dr, cells[0][1] - dc), flat(cells[-1][0] + dr, cells[-1][1] + dc)]
+    return beside, beyond
+
+
+_BESIDE, _BEYOND = _beside_and_beyond()
+LINE_CUES = ("gain", "l_min", "l_mean", "pw_min", "pw_mean", "n_white_in", "strays", "lift_mean",
+             "beside_light_mean", "beside_light_min", "beside_logit_mean", "beyond_logit_max", "rel_scaled",
+             "frame_l90", "frame_white", "n_tinted", "corner")
+"""The named window cues of ``line_cues``, the line network's inputs."""
+_LOGIT_CAP = 10.0
+"""Chip logits beyond this say no more about a line (clear chips and cards read +-20)."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +107,11 @@ class FlippedPrior:
     chips only on lines, so a clean frame leaves few strays."""
     stray_free: int = 1
     """White readings off the lines that cost nothing (a single glint is common on any frame)."""
+    line_gain: float = 1.0
+    """Weight of the line network's logit (``line_logit``) in a window's support. Its cues are
+    about the line, not the sum of its cells: how the line stands out from the cells flanking it
+    and from the frame's other readings. Chosen on rendered hard Jumbo frames of seeds 6000-6399
+    and 9000-9299 (1 to 2 did as well; 0 is the rule alone)."""
 
 
 def flipped_lines(
@@ -85,6 +121,7 @@ def flipped_lines(
     tinted: np.ndarray | None = None,
     lift: np.ndarray | None = None,
     white_read: np.ndarray | None = None,
+    line_logit: np.ndarray | None = None,
 ) -> np.ndarray:
     """Cells ``(100,)`` bool covered by the most likely set of white five-in-a-rows.
 
@@ -93,7 +130,8 @@ def flipped_lines(
     bool) says its colour is nearly white (then a line may cross it at ``prior.tinted_score``).
     ``lift`` ``(100,)``: how much lighter each cell is than its neighbourhood (None: no check);
     ``white_read`` ``(100,)`` bool: the cells read white one by one (None: none), for the strays
-    check (see ``FlippedPrior.stray_gain``).
+    check (see ``FlippedPrior.stray_gain``); ``line_logit`` ``(192,)``: the line network's view of
+    each window (None: the rule alone; see ``FlippedPrior.line_gain``).
     Greedy: the best-scoring window first, each later one sharing at most one cell with each
     taken (the sequence-sharing rule), and each one supported (``_supported``).
     """
@@ -102,13 +140,14 @@ def flipped_lines(
     score[team_chip & ~soft] = -1e6
     score[soft] = np.minimum(score[soft], prior.tinted_score)
     score[_CORNER_CELLS] = 0.0
-    if lift is None:
-        window_lift = np.zeros(len(_WINDOW_CELLS), np.float32)
-    else:
-        capped = np.clip(np.asarray(lift, np.float32), -prior.lift_cap, prior.lift_cap)[_WINDOW_CELLS]
-        window_lift = (capped * _WINDOW_PLAIN).sum(axis=1) / _WINDOW_PLAIN.sum(axis=1)
+    # What a window has beyond its cells' score: how it stands out (lift, the line network).
+    standing = np.zeros(len(_WINDOW_CELLS), np.float32)
+    if lift is not None:
+        standing += prior.lift_gain * _window_lift(lift, prior)
+    if line_logit is not None:
+        standing += prior.line_gain * np.asarray(line_logit, np.float32)
     white = np.zeros(SIZE * SIZE, dtype=bool) if white_read is None else np.asarray(white_read, dtype=bool)
-    chosen = _better_windows(_greedy_windows(score, prior, window_lift, white), score)
+    chosen = _better_windows(_greedy_windows(score, prior, standing, white), score)
     taken = np.zeros(SIZE * SIZE, dtype=bool)
     for w in chosen:
         taken[_WINDOW_CELLS[w]] = True
@@ -116,7 +155,13 @@ def flipped_lines(
     return taken
 
 
-def _greedy_windows(score: np.ndarray, prior: FlippedPrior, window_lift: np.ndarray,
+def _window_lift(lift: np.ndarray, prior: FlippedPrior) -> np.ndarray:
+    """``(192,)``: each window's mean lift (``_lift``, capped at ``prior.lift_cap``) over the cells
+    that can hold a chip."""
+    return _window_mean(np.clip(np.asarray(lift, np.float32), -prior.lift_cap, prior.lift_cap))
+
+
+def _greedy_windows(score: np.ndarray, prior: FlippedPrior, standing: np.ndarray,
                     white_read: np.ndarray) -> list[int]:
     """Windows taken best first while one adds more than ``window_cost`` of new score and is
     supported, each sharing at most one cell with every window taken before it."""
@@ -126,7 +171,7 @@ def _greedy_windows(score: np.ndarray, prior: FlippedPrior, window_lift: np.ndar
     while True:
         gain = np.where(taken[_WINDOW_CELLS], 0.0, score[_WINDOW_CELLS]).sum(axis=1)
         gain[~allowed] = -np.inf
-        gain[~_supported(gain, window_lift, white_read & ~taken, prior)] = -np.inf
+        gain[~_supported(gain, standing, white_read & ~taken, prior)] = -np.inf
         best = int(gain.argmax())
         if gain[best] <= prior.window_cost:
             return chosen
@@ -135,15 +180,16 @@ def _greedy_windows(score: np.ndarray, prior: FlippedPrior, window_lift: np.ndar
         allowed &= _SHARED[best] <= 1
 
 
-def _supported(gain: np.ndarray, window_lift: np.ndarray, white_left: np.ndarray,
+def _supported(gain: np.ndarray, standing: np.ndarray, white_left: np.ndarray,
                prior: FlippedPrior) -> np.ndarray:
-    """``(192,)`` bool: windows whose new score, plus how much their cells stand out from their
-    neighbourhoods, less the white readings (``white_left``, ``(100,)`` bool, those no line
-    taken covers yet) they would leave off, still clears ``window_cost``: the line must stand
-    out, both from the cards beside it and from the frame's other white readings."""
+    """``(192,)`` bool: windows whose new score, plus how much they stand out (``standing``:
+    their cells from their neighbourhoods, and the line network's view), less the white
+    readings (``white_left``, ``(100,)`` bool, those no line taken covers yet) they would leave
+    off, still clears ``window_cost``: the line must stand out, both from the cards beside it
+    and from the frame's other white readings."""
     strays = white_left.sum() - white_left[_WINDOW_CELLS].sum(axis=1)
     unexplained = np.maximum(strays - prior.stray_free, 0)
-    support = gain + prior.lift_gain * window_lift - prior.stray_gain * unexplained
+    support = gain + standing - prior.stray_gain * unexplained
     return support > prior.window_cost
 
 
@@ -177,7 +223,8 @@ def _better_windows(chosen: list[int], score: np.ndarray) -> list[int]:
 def read_flipped_as_lines(labels: list[list[str]], confidence: np.ndarray, chip_logit: np.ndarray,
                           proto_dist: np.ndarray, names: tuple[str, ...],
                           prior: FlippedPrior = FlippedPrior(),
-                          features: dict[str, np.ndarray] | None = None) -> tuple[list[list[str]], np.ndarray]:
+                          features: dict[str, np.ndarray] | None = None,
+                          line_net: ChipNet | None = None) -> tuple[list[list[str]], np.ndarray]:
     """Labels and confidence ``(10, 10)`` with white chips only on the best white lines.
 
     ``proto_dist`` ``(10, 10, len(names))``: each cell's distance to each colour prototype, in
@@ -186,17 +233,22 @@ def read_flipped_as_lines(labels: list[list[str]], confidence: np.ndarray, chip_
     ``features``: the reading's per-cell cues (``CellReading.features``); with its ``core_lab``
     a line must also be lighter than the cards around it (see ``FlippedPrior.lift_gain``), and
     with its ``patch_probs`` the patch network has a say on the white readings off every line
-    (``FlippedPrior.patch_team``, ``FlippedPrior.patch_white``).
+    (``FlippedPrior.patch_team``, ``FlippedPrior.patch_white``); with both, the line network
+    (``line_net``, by default the shipped ``white_line``) weighs each window too
+    (``FlippedPrior.line_gain``).
     """
     flat = np.asarray(labels, dtype=object).reshape(-1)
     logit = np.asarray(chip_logit, dtype=np.float32).reshape(-1)
     dist = np.asarray(proto_dist, dtype=np.float32).reshape(SIZE * SIZE, -1)
     white = list(names).index("flipped")
-    # How much nearer white is than each cell's own colour (only team colours use it).
-    own = np.array([names.index(v) if v in names else white for v in flat])
-    tinted = dist[:, white] - dist[np.arange(SIZE * SIZE), own] <= prior.tinted_margin
+    tinted = _tinted(flat, dist, names, prior)
     lift = None if features is None or "core_lab" not in features else _lift(features["core_lab"])
-    on_line = flipped_lines(logit, np.isin(flat, TEAM_COLOURS), prior, tinted, lift, flat == "flipped")
+    judged = None
+    inputs = line_inputs(labels, chip_logit, proto_dist, names, features, prior)
+    net = line_net or load_chip_nets().get("white_line")
+    if inputs is not None and net is not None:
+        judged = net.logit(inputs[0])
+    on_line = flipped_lines(logit, np.isin(flat, TEAM_COLOURS), prior, tinted, lift, flat == "flipped", judged)
     out = flat.copy()
     out[on_line] = "flipped"
     stray = (flat == "flipped") & ~on_line
@@ -235,3 +287,119 @@ def _lift(core_lab: np.ndarray) -> np.ndarray:
     (edges replicated, as the reader's neighbourhood cues): glare lifts a region, a chip a cell."""
     lightness = np.asarray(core_lab, np.float32).reshape(SIZE * SIZE, -1)[:, 0]
     return lightness - np.median(lightness[NEIGHBOURS], axis=1)
+
+
+def _tinted(flat: np.ndarray, dist: np.ndarray, names: tuple[str, ...], prior: FlippedPrior) -> np.ndarray:
+    """``(100,)`` bool: cells whose white prototype is at most ``prior.tinted_margin`` farther than
+    that of their own colour (``dist`` ``(100, len(names))``; only team colours use it)."""
+    white = list(names).index("flipped")
+    own = np.array([names.index(v) if v in names else white for v in flat])
+    return dist[:, white] - dist[np.arange(SIZE * SIZE), own] <= prior.tinted_margin
+
+
+def line_inputs(labels: list[list[str]], chip_logit: np.ndarray, proto_dist: np.ndarray, names: tuple[str, ...],
+                features: dict[str, np.ndarray] | None, prior: FlippedPrior = FlippedPrior()
+                ) -> tuple[dict[str, np.ndarray], np.ndarray] | None:
+    """The line network's cues of one reading (``line_cues``; arguments as ``read_flipped_as_lines``)
+    and ``(192,)`` bool: the windows no coloured chip closes, the only ones a line may take.
+    None when ``features`` lack the ``core_lab`` or ``patch_probs`` the cues need."""
+    if features is None or "core_lab" not in features or "patch_probs" not in features:
+        return None
+    flat = np.asarray(labels, dtype=object).reshape(-1)
+    dist = np.asarray(proto_dist, dtype=np.float32).reshape(SIZE * SIZE, -1)
+    team = np.isin(flat, TEAM_COLOURS)
+    tinted = _tinted(flat, dist, names, prior)
+    white = flat == "flipped"
+    cues = line_cues(np.asarray(chip_logit, np.float32).reshape(-1), team, tinted, white,
+                     _white_prob(features["patch_probs"], white), features["core_lab"], prior)
+    return cues, ~(_window_sum((team & ~tinted).astype(np.float32)) > 0)
+
+
+def white_windows(white: np.ndarray) -> np.ndarray:
+    """``(192,)`` bool: the windows whose every cell is in ``white`` ``(100,)`` bool (free corners
+    count): the lines a board with those white chips shows."""
+    covered = np.asarray(white, bool).reshape(-1).copy()
+    covered[_CORNER_CELLS] = True
+    return covered[_WINDOW_CELLS].all(axis=1)
+
+
+def _white_prob(patch_probs: np.ndarray, white_read: np.ndarray) -> np.ndarray:
+    """``(100,)``: the patch network's white-chip probability where it was asked (its
+    probabilities are zero elsewhere), else 1 for a cell read white (``white_read`` ``(100,)``
+    bool) and 0 for any other."""
+    probs = np.asarray(patch_probs, np.float32).reshape(SIZE * SIZE, len(PATCH_CLASSES))
+    asked = probs.sum(axis=1) > 0
+    return np.where(asked, probs[:, PATCH_CLASSES.index("flipped")], white_read.astype(np.float32))
+
+
+def line_cues(chip_logit: np.ndarray, team_chip: np.ndarray, tinted: np.ndarray, white_read: np.ndarray,
+              white_prob: np.ndarray, core_lab: np.ndarray, prior: FlippedPrior = FlippedPrior()
+              ) -> dict[str, np.ndarray]:
+    """The line network's inputs (``LINE_CUES``), each ``(192,)`` float32, one per window.
+
+    Per cell ``(100,)``: ``chip_logit``; ``team_chip``, ``tinted`` and ``white_read`` bool (as in
+    ``flipped_lines``); ``white_prob``, the patch network's view (``_white_prob``); ``core_lab``
+    ``(100, 3)``. A window's cues say what its cells are (their logits and white probabilities),
+    how they stand out from the cells flanking them across the line (a row of chips is lighter
+    than the cards beside it; glare lifts both), what lies just past its ends, and where it ranks
+    among the frame's readings (on a frame the glare has made near-blind, the best it has).
+    """
+    logit = np.clip(np.asarray(chip_logit, np.float32), -_LOGIT_CAP, _LOGIT_CAP)
+    lightness = np.asarray(core_lab, np.float32).reshape(SIZE * SIZE, -1)[:, 0]
+    white = np.asarray(white_read, bool)
+    plain = np.ones(SIZE * SIZE, dtype=bool)
+    plain[_CORNER_CELLS] = False
+    card_logits = logit[plain & ~np.asarray(team_chip, bool)]
+    l50, l90 = np.percentile(card_logits, (50, 90)) if card_logits.size else (0.0, 0.0)
+    score = np.minimum(logit + prior.bias, prior.cap)
+    n_white = float(white[plain].sum())
+    n_white_in = _window_sum(white.astype(np.float32))
+    l_mean = _window_mean(logit)
+    beside_light = _beside_contrast(lightness)
+    beyond = np.where(_BEYOND >= 0, logit[np.maximum(_BEYOND, 0)], -_LOGIT_CAP)
+    cues = {
+        "gain": _window_sum(score),
+        "l_min": _window_min(logit),
+        "l_mean": l_mean,
+        "pw_min": _window_min(np.asarray(white_prob, np.float32)),
+        "pw_mean": _window_mean(np.asarray(white_prob, np.float32)),
+        "n_white_in": n_white_in,
+        "strays": n_white - n_white_in,
+        "lift_mean": _window_lift(_lift(core_lab), prior),
+        "beside_light_mean": _window_mean(beside_light, per_cell=True),
+        "beside_light_min": _window_min(beside_light, per_cell=True),
+        "beside_logit_mean": _window_mean(_beside_contrast(logit), per_cell=True),
+        "beyond_logit_max": beyond.max(axis=1),
+        "rel_scaled": (l_mean - l50) / (l90 - l50 + 1.0),
+        "frame_l90": np.full(len(_WINDOW_CELLS), l90),
+        "frame_white": np.full(len(_WINDOW_CELLS), n_white),
+        "n_tinted": _window_sum((np.asarray(team_chip, bool) & np.asarray(tinted, bool)).astype(np.float32)),
+        "corner": (~_WINDOW_PLAIN).any(axis=1),
+    }
+    return {name: np.asarray(cues[name], np.float32) for name in LINE_CUES}
+
+
+def _window_sum(values: np.ndarray) -> np.ndarray:
+    """``(192,)``: each window's sum of ``values`` ``(100,)`` over the cells that can hold a chip."""
+    return (values[_WINDOW_CELLS] * _WINDOW_PLAIN).sum(axis=1)
+
+
+def _window_mean(values: np.ndarray, per_cell: bool = False) -> np.ndarray:
+    """``(192,)``: each window's mean over its plain cells, of ``values`` ``(100,)`` per board cell
+    or (``per_cell``) ``(192, 5)`` per window cell."""
+    v = values if per_cell else values[_WINDOW_CELLS]
+    return (v * _WINDOW_PLAIN).sum(axis=1) / _WINDOW_PLAIN.sum(axis=1)
+
+
+def _window_min(values: np.ndarray, per_cell: bool = False) -> np.ndarray:
+    """``(192,)``: each window's least value over its plain cells (as ``_window_mean``)."""
+    v = values if per_cell else values[_WINDOW_CELLS]
+    return np.where(_WINDOW_PLAIN, v, np.inf).min(axis=1)
+
+
+def _beside_contrast(values: np.ndarray) -> np.ndarray:
+    """``(192, 5)``: each window cell's value less the mean of the cells flanking it across the
+    line (those on the board)."""
+    on_board = _BESIDE >= 0
+    flank = np.where(on_board, values[np.maximum(_BESIDE, 0)], 0.0).sum(axis=2) / np.maximum(on_board.sum(axis=2), 1)
+    return values[_WINDOW_CELLS] - flank
