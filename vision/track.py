@@ -55,7 +55,6 @@ from engine.labels import TEAM_COLOURS, Label
 from engine.layout import EDITIONS, SIZE
 from vision.geometry import guess_edition
 from vision.motion import (
-    MotionConfig,
     Rectifier,
     align,
     cell_fraction,
@@ -72,123 +71,13 @@ from vision.motion import (
     structural_difference,
     warp_displacement,
 )
+from vision.track_config import TrackConfig
 
 log = logging.getLogger(__name__)
 
 UNKNOWN = Label.UNKNOWN.value
 TOO_BRIGHT = "the board is too bright to read: dim the lamp or lower the camera's exposure"
 STATES: tuple[str, ...] = ("searching", "live", "occluded", "relocking", "no_board")
-
-
-@dataclass(frozen=True)
-class TrackConfig:
-    """Every tuned number of live tracking (times in seconds, differences on the 0..255 scale)."""
-
-    motion: MotionConfig = field(default_factory=MotionConfig)
-    motion_threshold: float = 6.0
-    """Per-cell mean absolute difference between consecutive frames that counts as motion."""
-    change_threshold: float = 8.0
-    """Per-cell mean absolute difference against the background that counts as a change."""
-    max_cell_gain: float = 2.5
-    """Light may brighten or darken one cell at most this much (beyond it is a change)."""
-    max_change_region: int = 10
-    """A connected changed region larger than this (cells) is an arm or sleeve, never moves."""
-    relight_after_seconds: float = 3.0
-    """Most of the board changed, unmoved and still, this long: accept it as the new look."""
-    relight_quiet_seconds: float = 3.0
-    """... or still this long in all since the change (hands come and go over a game, so a lamp
-    switched on may never see 3 quiet seconds in a row) and now still ``relight_settle_seconds``,
-    once an alignment with no hand in view found the board unmoved (a bump is no new light)."""
-    relight_settle_seconds: float = 0.4
-    relight_gone_cells: int = 2
-    """A board with at most this many changed cells looks as it did (a move or two): a large
-    changed region that left it was no new light, and the time toward a relight starts again."""
-    max_blown_fraction: float = 0.8
-    """A board this much blown out (a channel at 250 or more) is not taken as a new look: an arm
-    or hand is as white as the cards there, so the tracker says the light is too bright instead."""
-    max_relight_moves: int = 3
-    """After a relight, cells read surely as something other than committed are read again as
-    pending (a chip placed while the light changed); more than this many is the reader
-    misjudging the new light, and none are."""
-    skin_fraction: float = 0.2
-    """Fraction of a cell's pixels newly skin-like that means a hand is over it."""
-    hand_min_cells: int = 3
-    """Skin-like cells count as a hand only in a changed region at least this large."""
-    arm_threshold: float = 10.0
-    """Mean difference of the margin beside a changed edge cell (beyond the median all round the
-    grid) that means something reaches in over the edge (an arm): its changed region is unknown
-    even when it holds still."""
-    arm_outer_threshold: float = 5.0
-    """The same for the margin's outer half (beside the cell or a neighbour): a chip on an edge
-    cell may overhang the inner half, an arm crosses it all."""
-    occlusion_grow: int = 1
-    """Cells around moving or skin cells that are unknown too (fingers, shadows)."""
-    still_seconds: float = 0.2
-    """A changed cell must be clear (not unknown, nor its neighbours) this long before it is read:
-    its look is then stable, so one sure reading commits it (the reader is the costly part)."""
-    min_stable_frames: int = 1
-    """Sure readings needed (in a row, same label) to commit."""
-    min_confidence: float = 0.5
-    """Readings at least this sure commit at once ..."""
-    reread_seconds: float = 0.25
-    """... less sure ones are read again this often ..."""
-    patient_seconds: float = 1.0
-    """... and commit (down to ``min_confidence_patient``) once the same for this long."""
-    min_confidence_patient: float = 0.2
-    first_board_stray_chips: int = 1
-    """A first board with this few chips (or only white ones) is a new game's empty board, misread."""
-    empty_reference: bool = True
-    """When the first board is empty, give it to the reader as the empty-board reference."""
-    first_still_seconds: float = 0.4
-    """The first board is committed once the whole board was still and read the same this long."""
-    global_fraction: float = 0.4
-    """Changed (or moving) cells beyond this fraction of the board: a bump or the light, not moves."""
-    settle_seconds: float = 0.2
-    """After a global change, the board must be still this long before it is judged."""
-    realign_min_px: float = 0.6
-    """Corner displacement (rectified pixels) below which a global change is lighting."""
-    realign_min_correlation: float = 0.6
-    """ECC correlation a re-alignment must reach to be trusted."""
-    relock_improvement: float = 0.6
-    """A re-lock is kept only if the mean per-cell change drops below this fraction of before."""
-    drift_every: int = 3
-    """Check the lock by phase correlation every this many still frames."""
-    drift_px: float = 0.6
-    """Phase-correlation shift (rectified pixels) that means the board moved under the lock."""
-    drift_backoff_seconds: float = 2.0
-    """After a drift alarm that re-alignment did not confirm, the check rests this long."""
-    adapt_rate: float = 0.05
-    """How fast unchanged cells follow slow light changes (per frame)."""
-    adapt_below: float = 0.5
-    """Cells whose change is below this fraction of ``change_threshold`` adapt."""
-    max_pending_cells: int = 2
-    """At most this many changed cells stay pending across a re-lock (more is the bump or drift itself)."""
-    pending_seconds: float = 2.0
-    """A pending cell not committed within this is given up (its reading was never sure)."""
-    fit_recheck_seconds: float = 5.0
-    """A lock found automatically is re-checked at most this often, and only on doubt (see above)."""
-    fit_min_shift_cells: float = 0.25
-    """A re-located grid whose corners moved less than this (cells) is the same fit."""
-    order_hold_seconds: float = 1.0
-    """A change whose cell cleared after another changed cell that still waits for a sure
-    reading is held until that one is committed too, at most this long after it first cleared:
-    moves reach the engine in the order they were played (a later move first is an out-of-turn
-    alert for each of the two); 1 s bounds what that costs the later move."""
-    blob_hold_seconds: float = 3.0
-    """Touching empty cells read as new chips at once are committed only after their reading
-    has held this long (a still hand is read as a blob of chips; moves come one by one)."""
-    fit_doubt_seconds: float = 30.0
-    """How long the message keeps saying the grid may be off after the last evidence of it."""
-    search_every_seconds: float = 0.5
-    """How often to run full localisation while no grid is locked (about 100 ms when it finds
-    the board; see the back-off below for when it does not)."""
-    search_backoff_after: int = 4
-    search_every_max_seconds: float = 2.0
-    """After this many failed searches in a row the interval doubles per failure, up to the
-    maximum: a failed search costs 0.5-2 s of CPU, and a camera that sees no board (set up
-    before the board is out) must not keep a core busy all evening."""
-    lost_after_seconds: float = 2.0
-    """Unreadable for this long: the state says ``no_board``."""
 
 
 @dataclass
