@@ -40,6 +40,9 @@ DIFFICULTIES = ("hard", "hard", "normal")
 """Glare hides white lines at the hard difficulty; the normal scenes keep the clear lines right."""
 NAMES = ColourModel.default("jumbo").labels
 """The colour names a Jumbo reading uses (white among them)."""
+LABEL_DTYPE = "U8"
+"""Wide enough for every label (``flipped``, ``unknown``): a set of scenes with none of the longest
+would otherwise be stored too narrow to take one."""
 
 
 def read_scenes(frames: int) -> dict[str, np.ndarray]:
@@ -52,9 +55,9 @@ def read_scenes(frames: int) -> dict[str, np.ndarray]:
         scene = render(random_spec(seed, edition="jumbo", difficulty=DIFFICULTIES[i % len(DIFFICULTIES)]))
         det = detect(scene.frame, corners=scene.corners, edition="jumbo", config=cellwise)
         rows["seed"].append(np.array(seed))
-        rows["truth"].append(np.asarray(scene.labels, dtype=str).reshape(-1))
+        rows["truth"].append(np.asarray(scene.labels, dtype=LABEL_DTYPE).reshape(-1))
         rows["visible"].append(~np.asarray(scene.occluded, bool).reshape(-1))
-        rows["labels"].append(np.asarray(det.labels, dtype=str).reshape(-1))
+        rows["labels"].append(np.asarray(det.labels, dtype=LABEL_DTYPE).reshape(-1))
         rows["confidence"].append(np.asarray(det.confidence, np.float32).reshape(-1))
         for key in ("chip_logit", "proto_dist", "core_lab", "patch_probs"):
             rows[key].append(np.asarray(det.features[key], np.float32).reshape(SIZE * SIZE, -1).squeeze())
