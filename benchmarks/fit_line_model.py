@@ -129,11 +129,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  held-out scenes, {name}: {wrong} visible cells wrong, {right} of {int(odd.sum())} all right")
     if not args.dry_run:
         net = fit_net(x, y.astype(float), list(LINE_CUES), hidden=args.hidden, steps=args.steps, l2=args.l2)
-        kept = {k: v for k, v in load_chip_nets().items() if k != "white_line"}
         stored = json.loads(MODEL_PATH.read_text()).get("note", "").split("; white_line: ")[0]
         note = (f"{stored}; white_line: benchmarks/fit_line_model.py --frames {args.frames} "
                 f"--hidden {args.hidden} --steps {args.steps} --l2 {args.l2}")
-        save_chip_nets({**kept, "white_line": net}, note=note)
+        save_chip_nets({**load_chip_nets(), "white_line": net}, note=note)
         print(f"wrote {MODEL_PATH}")
     return 0
 

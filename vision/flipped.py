@@ -237,21 +237,17 @@ def read_flipped_as_lines(labels: list[list[str]], confidence: np.ndarray, chip_
     (``line_net``, by default the shipped ``white_line``) weighs each window too
     (``FlippedPrior.line_gain``).
     """
-    flat = np.asarray(labels, dtype=object).reshape(-1)
-    logit = np.asarray(chip_logit, dtype=np.float32).reshape(-1)
-    dist = np.asarray(proto_dist, dtype=np.float32).reshape(SIZE * SIZE, -1)
+    cells = _cells(labels, chip_logit, proto_dist, names, prior)
+    flat, logit, dist = cells.labels, cells.chip_logit, cells.proto_dist
     white = list(names).index("flipped")
-    tinted = _tinted(flat, dist, names, prior)
     lift = None if features is None or "core_lab" not in features else _lift(features["core_lab"])
-    judged = None
-    inputs = line_inputs(labels, chip_logit, proto_dist, names, features, prior)
     net = line_net or load_chip_nets().get("white_line")
-    if inputs is not None and net is not None:
-        judged = net.logit(inputs[0])
-    on_line = flipped_lines(logit, np.isin(flat, TEAM_COLOURS), prior, tinted, lift, flat == "flipped", judged)
+    cues = _cues(cells, features, prior) if prior.line_gain and net is not None else None
+    judged = None if cues is None or net is None else net.logit(cues)
+    on_line = flipped_lines(logit, cells.team, prior, cells.tinted, lift, cells.white_read, judged)
     out = flat.copy()
     out[on_line] = "flipped"
-    stray = (flat == "flipped") & ~on_line
+    stray = cells.white_read & ~on_line
     if stray.any():
         dist = dist.copy()
         dist[:, white] = np.inf
@@ -289,12 +285,43 @@ def _lift(core_lab: np.ndarray) -> np.ndarray:
     return lightness - np.median(lightness[NEIGHBOURS], axis=1)
 
 
-def _tinted(flat: np.ndarray, dist: np.ndarray, names: tuple[str, ...], prior: FlippedPrior) -> np.ndarray:
-    """``(100,)`` bool: cells whose white prototype is at most ``prior.tinted_margin`` farther than
-    that of their own colour (``dist`` ``(100, len(names))``; only team colours use it)."""
+@dataclass(frozen=True)
+class _Cells:
+    """One reading's per-cell arrays ``(100,)`` as the line reading weighs them."""
+
+    labels: np.ndarray
+    """object: each cell's label."""
+    chip_logit: np.ndarray
+    proto_dist: np.ndarray
+    """``(100, len(names))``: distance to each colour prototype."""
+    team: np.ndarray
+    """bool: read as a team colour."""
+    tinted: np.ndarray
+    """bool: white is at most ``FlippedPrior.tinted_margin`` farther than the cell's own colour
+    (only team colours use it)."""
+    white_read: np.ndarray
+    """bool: read white."""
+
+
+def _cells(labels: list[list[str]], chip_logit: np.ndarray, proto_dist: np.ndarray, names: tuple[str, ...],
+           prior: FlippedPrior) -> _Cells:
+    """The arrays of ``_Cells`` from a reading (arguments as ``read_flipped_as_lines``)."""
+    flat = np.asarray(labels, dtype=object).reshape(-1)
+    dist = np.asarray(proto_dist, dtype=np.float32).reshape(SIZE * SIZE, -1)
     white = list(names).index("flipped")
     own = np.array([names.index(v) if v in names else white for v in flat])
-    return dist[:, white] - dist[np.arange(SIZE * SIZE), own] <= prior.tinted_margin
+    tinted = dist[:, white] - dist[np.arange(SIZE * SIZE), own] <= prior.tinted_margin
+    return _Cells(flat, np.asarray(chip_logit, dtype=np.float32).reshape(-1), dist, np.isin(flat, TEAM_COLOURS),
+                  tinted, flat == "flipped")
+
+
+def _cues(cells: _Cells, features: dict[str, np.ndarray] | None, prior: FlippedPrior) -> dict[str, np.ndarray] | None:
+    """``line_cues`` of a reading; None when ``features`` lack the ``core_lab`` or ``patch_probs``
+    they need."""
+    if features is None or "core_lab" not in features or "patch_probs" not in features:
+        return None
+    return line_cues(cells.chip_logit, cells.team, cells.tinted, cells.white_read,
+                     _white_prob(features["patch_probs"], cells.white_read), features["core_lab"], prior)
 
 
 def line_inputs(labels: list[list[str]], chip_logit: np.ndarray, proto_dist: np.ndarray, names: tuple[str, ...],
@@ -303,16 +330,11 @@ def line_inputs(labels: list[list[str]], chip_logit: np.ndarray, proto_dist: np.
     """The line network's cues of one reading (``line_cues``; arguments as ``read_flipped_as_lines``)
     and ``(192,)`` bool: the windows no coloured chip closes, the only ones a line may take.
     None when ``features`` lack the ``core_lab`` or ``patch_probs`` the cues need."""
-    if features is None or "core_lab" not in features or "patch_probs" not in features:
+    cells = _cells(labels, chip_logit, proto_dist, names, prior)
+    cues = _cues(cells, features, prior)
+    if cues is None:
         return None
-    flat = np.asarray(labels, dtype=object).reshape(-1)
-    dist = np.asarray(proto_dist, dtype=np.float32).reshape(SIZE * SIZE, -1)
-    team = np.isin(flat, TEAM_COLOURS)
-    tinted = _tinted(flat, dist, names, prior)
-    white = flat == "flipped"
-    cues = line_cues(np.asarray(chip_logit, np.float32).reshape(-1), team, tinted, white,
-                     _white_prob(features["patch_probs"], white), features["core_lab"], prior)
-    return cues, ~(_window_sum((team & ~tinted).astype(np.float32)) > 0)
+    return cues, ~(_window_sum((cells.team & ~cells.tinted).astype(np.float32)) > 0)
 
 
 def white_windows(white: np.ndarray) -> np.ndarray:
