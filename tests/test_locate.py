@@ -545,6 +545,34 @@ def test_a_washed_out_board_is_placed_by_the_turn_network_climbing_onto_it():
     assert_found_and_turned(scene, 0.03)
 
 
+CELL = 1.0 / (10 * np.sqrt(2.0))
+"""One cell as a fraction of a square grid's diagonal (``corner_error``'s unit)."""
+
+
+@pytest.mark.parametrize(("seed", "edition"), [(21053, "jumbo"), (21580, "classic")])
+def test_a_climb_the_turn_network_is_less_sure_of_is_kept_once_it_vouches_for_the_polished_grid(seed, edition):
+    """Two hard views no placement passes on: the climb onto the board network's outline reaches
+    log-odds between 3 and 4 there. The fine corner network then puts the grid on the cards,
+    where the turn network is sure of a turn, so the board is found and turned right."""
+    from dataclasses import replace
+
+    scene = render(random_spec(seed, edition=edition, difficulty="hard"))
+    assert not locate_grid(scene.frame, config=replace(LocateConfig(), climb_min_odds=4.0))
+    assert_found_and_turned(scene, 0.25 * CELL)
+
+
+def test_the_fine_corner_network_brings_a_corner_over_half_a_cell_off_home():
+    """Seed 21461, hard Jumbo: the ink places the grid weakly (z 4.5) and the card gaps do not
+    register it, so it is left with one corner 0.6 cells off: a false board. The fine corner
+    network's two looks move that corner the 0.6 cells home, to within a fifth of a cell."""
+    from dataclasses import replace
+
+    scene = render(random_spec(21461, edition="jumbo", difficulty="hard"))
+    short = locate_grid(scene.frame, config=replace(LocateConfig(), polish_max_move=0.5))
+    assert short and corner_error(short.corners, order_as_seen(scene.corners)) > 0.5 * CELL
+    assert_found_and_turned(scene, 0.2 * CELL)
+
+
 def test_a_board_whose_print_is_plain_is_kept_whatever_the_turn_network_says(monkeypatch, scenes):
     """The turn network learned the boards we render; a real board it has never seen may look
     like no board to it. Where the ink shows the layout beyond doubt, the ink's statistical
