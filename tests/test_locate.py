@@ -552,7 +552,7 @@ CELL = 1.0 / (10 * np.sqrt(2.0))
 @pytest.mark.parametrize(("seed", "edition"), [(21053, "jumbo"), (21580, "classic")])
 def test_a_climb_the_turn_network_is_less_sure_of_is_kept_once_it_vouches_for_the_polished_grid(seed, edition):
     """Two hard views no placement passes on: the climb onto the board network's outline reaches
-    log-odds between 3 and 4 there. The fine corner network then puts the grid on the cards,
+    log-odds between 3 and 4 there. The locator's finish then registers the grid on the cards,
     where the turn network is sure of a turn, so the board is found and turned right."""
     from dataclasses import replace
 
