@@ -41,6 +41,29 @@ def export_onnx(net, path: Path, shape: tuple[int, ...], input_name: str, output
                           output_names=[output_name], dynamic_axes=axes, dynamo=False)
 
 
+def load_onnx_weights(net, path: Path) -> None:
+    """Set ``net``'s parameters from the ONNX file ``path`` it was exported to (``export_onnx``),
+    so a fit can go on from a shipped network. Parameters keep their names in the export,
+    except the few the exporter folds into a renamed constant; each of those takes the one
+    leftover constant with its number of values. Raises ``ValueError`` where one has no match."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    consts = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(path)).graph.initializer}
+    state = net.state_dict()
+    missing = [name for name in state if name not in consts]
+    leftover = [v for k, v in consts.items() if k not in state]
+    loaded = {name: torch.from_numpy(consts[name].copy()) for name in state if name in consts}
+    for name in missing:
+        size = state[name].numel()
+        same = [v for v in leftover if v.size == size]
+        if len(same) != 1:
+            raise ValueError(f"{path}: no single constant of {size} values for parameter {name!r}")
+        loaded[name] = torch.from_numpy(same[0].reshape(state[name].shape).copy())
+    net.load_state_dict(loaded)
+
+
 def adam_epochs(net, count: int, batch_loss: Callable, *, epochs: int, batch: int, lr: float, decay: float,
                 weight_decay: float = 1e-5):
     """Train ``net`` for ``epochs`` passes over ``count`` examples in shuffled batches of

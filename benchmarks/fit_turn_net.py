@@ -18,6 +18,10 @@ corners, how often the network tells it. Seeds: 70000 up (training), 90000 up (h
 benchmark uses them.
 
     python benchmarks/fit_turn_net.py [--frames 12000] [--epochs 8]
+
+A fit may also go on from a shipped network (``--start-from``) on other scenes
+(``--first-seed``, ``--difficulties``) at a lower rate (``--lr``): rendering the first fit's
+scenes again costs more than the fit itself, and the network then keeps what it learnt.
 """
 
 from __future__ import annotations
@@ -33,7 +37,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.fit_loop import adam_epochs, cached, export_onnx, fit_parser, load_torch, report_read_back, seed_ranges
+from benchmarks.fit_loop import (
+    adam_epochs,
+    cached,
+    export_onnx,
+    fit_parser,
+    load_onnx_weights,
+    load_torch,
+    report_read_back,
+    seed_ranges,
+)
 from engine.layout import SIZE
 from vision.geometry import apply_homography, grid_homography
 from vision.locate import LocateConfig, _placed_turns, _turns_told
@@ -53,10 +66,15 @@ SPUN_SHARE = 0.3
 SQUARE = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], float)
 
 
-def _spec(seed: int, held: bool):
-    """Training: the difficulties in turn (hard three times in five); held out: hard."""
-    difficulty = "hard" if held else DIFFICULTY_CYCLE[seed % len(DIFFICULTY_CYCLE)]
+def _spec(seed: int, difficulty: str):
+    """The scene of ``seed``: the editions in turn."""
     return random_spec(seed, edition=("classic", "jumbo")[seed % 2], difficulty=difficulty)
+
+
+def jobs_for(seeds: range, cycle: tuple[str, ...], held: bool) -> list[tuple[int, str, bool]]:
+    """``frame_rows`` jobs: training scenes take the difficulties of ``cycle`` in turn (by seed),
+    held-out scenes are hard."""
+    return [(s, "hard" if held else cycle[s % len(cycle)], held) for s in seeds]
 
 
 def _off_shift(rng: np.random.Generator) -> tuple[int, int]:
@@ -99,12 +117,12 @@ def _bent(rng: np.random.Generator, near: np.ndarray) -> np.ndarray:
     return out
 
 
-def frame_rows(job: tuple[int, bool]) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+def frame_rows(job: tuple[int, str, bool]) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """One scene: the unturned input (``(3, SIDE, SIDE)`` float16) of the grid near the truth,
     of one whole cells off and of one bent off, and (held out only) whether the cues tell its turn."""
-    seed, held = job
+    seed, difficulty, held = job
     cv2.setNumThreads(1)
-    scene = render(_spec(seed, held))
+    scene = render(_spec(seed, difficulty))
     rng = np.random.default_rng(seed)
     h = grid_homography(np.asarray(scene.corners, np.float32))
     near = SQUARE + np.clip(rng.normal(0.0, JITTER, (4, 2)), -JITTER_MAX, JITTER_MAX)
@@ -115,7 +133,7 @@ def frame_rows(job: tuple[int, bool]) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return *rows, held and told_by_cues(scene.frame, scene.corners)
 
 
-def collect(jobs: list[tuple[int, bool]], workers: int):
+def collect(jobs: list[tuple[int, str, bool]], workers: int):
     """Every job's rows, stacked."""
     with Pool(workers) as pool:
         rows = pool.map(frame_rows, jobs, chunksize=8)
@@ -161,13 +179,17 @@ def spin_cells(x, mask):
     return torch.where(mask[:, None, None, None], spun, x)
 
 
-def train(near: np.ndarray, off: np.ndarray, epochs: int, seed: int = 0):
-    """Adam with a decaying rate on the five-way cross-entropy: grids near the truth are
-    upright (class 0), grids off the board (``off``, any number of sets) are not placed."""
+def train(near: np.ndarray, off: np.ndarray, epochs: int, seed: int = 0, *, lr: float = 2e-3,
+          start: Path | None = None):
+    """Adam with a decaying rate (from ``lr``) on the five-way cross-entropy: grids near the
+    truth are upright (class 0), grids off the board (``off``, any number of sets) are not
+    placed. ``start``: an exported network whose weights the fit starts from (None: fresh)."""
     import torch
 
     torch.manual_seed(seed)
     net = make_net()
+    if start is not None:
+        load_onnx_weights(net, start)
     x = torch.from_numpy(np.concatenate([near, *off]))
     target = torch.cat([torch.zeros(len(near), dtype=torch.long),
                         torch.full((sum(len(o) for o in off),), NOT_PLACED)])
@@ -177,7 +199,7 @@ def train(near: np.ndarray, off: np.ndarray, epochs: int, seed: int = 0):
         xb = spin_cells(x[idx].float(), torch.rand(len(idx)) < SPUN_SHARE)
         return loss(net.scores(xb), target[idx])
 
-    return adam_epochs(net, len(x), batch_loss, epochs=epochs, batch=64, lr=2e-3, decay=0.7)
+    return adam_epochs(net, len(x), batch_loss, epochs=epochs, batch=64, lr=lr, decay=0.7)
 
 
 def _probabilities(net: TurnNet, x: np.ndarray) -> np.ndarray:
@@ -203,17 +225,25 @@ def report(net: TurnNet, near: np.ndarray, off: np.ndarray, bent: np.ndarray, to
 
 def main(argv: list[str] | None = None) -> int:
     parser = fit_parser(__doc__.splitlines()[0], frames=12000, held_out=400, epochs=8, out=MODEL_PATH)
+    parser.add_argument("--first-seed", type=int, default=TRAIN_SEEDS, help="first training scene's seed")
+    parser.add_argument("--difficulties", default=",".join(DIFFICULTY_CYCLE),
+                        help="the training scenes' difficulties, taken in turn by seed")
+    parser.add_argument("--start-from", type=Path, help="an exported turn network to go on fitting from")
+    parser.add_argument("--lr", type=float, default=2e-3, help="Adam's first rate")
     args = parser.parse_args(argv)
+    cycle = tuple(d.strip() for d in args.difficulties.split(",") if d.strip())
+    if not cycle or not set(cycle) <= {"easy", "normal", "hard"}:
+        parser.error(f"--difficulties takes easy, normal and hard, not {args.difficulties!r}")
     torch = load_torch("fit_turn_net", args.threads)
     if torch is None:
         return 2
     start = time.perf_counter()
 
-    fit_seeds, held_seeds = seed_ranges(TRAIN_SEEDS, args.frames, HELD_OUT_SEEDS, args.held_out)
+    fit_seeds, held_seeds = seed_ranges(args.first_seed, args.frames, HELD_OUT_SEEDS, args.held_out)
 
     def build() -> dict[str, np.ndarray]:
-        near, off, bent, _ = collect([(s, False) for s in fit_seeds], args.jobs)
-        near_h, off_h, bent_h, told = collect([(s, True) for s in held_seeds], args.jobs)
+        near, off, bent, _ = collect(jobs_for(fit_seeds, cycle, held=False), args.jobs)
+        near_h, off_h, bent_h, told = collect(jobs_for(held_seeds, cycle, held=True), args.jobs)
         return {"near": near, "off": off, "bent": bent, "near_h": near_h, "off_h": off_h, "bent_h": bent_h,
                 "told": told}
 
@@ -221,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     near, off, bent, near_h, off_h, bent_h, told = (
         data[k] for k in ("near", "off", "bent", "near_h", "off_h", "bent_h", "told"))
     print(f"{len(near)} training frames, {len(near_h)} held out, in {time.perf_counter() - start:.0f} s", flush=True)
-    net = train(near, (off, bent), args.epochs)
+    net = train(near, (off, bent), args.epochs, lr=args.lr, start=args.start_from)
     export_onnx(net, args.out, (4, 3, SIDE, SIDE), "turns", "logits")
     onnx_net = TurnNet(args.out)
     report_read_back(net, onnx_net.run, turned(near_h[0].astype(np.float32)), args.out)
