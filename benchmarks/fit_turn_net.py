@@ -22,6 +22,12 @@ benchmark uses them.
 A fit may also go on from a shipped network (``--start-from``) on other scenes
 (``--first-seed``, ``--difficulties``) at a lower rate (``--lr``): rendering the first fit's
 scenes again costs more than the fit itself, and the network then keeps what it learnt.
+The shipped network is the first fit (12000 frames from seed 70000, 8 epochs) gone on with
+
+    python benchmarks/fit_turn_net.py --frames 8000 --held-out 400 --epochs 4 --lr 5e-4 \\
+        --first-seed 82000 --difficulties normal,hard,hard,hard --start-from vision/turn_net.onnx
+
+which on the held-out frames took "sure and right" at p 0.9 from 93.2 % to 96.0 %.
 """
 
 from __future__ import annotations

@@ -102,7 +102,7 @@ def test_corners_that_enclose_nothing_are_refused(scenes):
         load_corner_net().refine(scenes[0].frame, np.full((4, 2), 50.0, np.float32))
 
 
-@pytest.mark.parametrize("seed,edition", [(6186, "classic"), (6097, "jumbo")])
+@pytest.mark.parametrize("seed,edition", [(6138, "classic"), (6097, "jumbo")])
 def test_the_locator_finds_boards_only_the_corner_network_brings_within_reach(seed, edition):
     """Hard frames whose print is too faint to place a grid and whose board-network outlines lie
     two cells or more off: climbed as drawn, none reaches the grid; from where the corner

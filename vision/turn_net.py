@@ -5,7 +5,7 @@ cards' art with the layout. On a blurred, dim or washed-out board each of those 
 short, although the layout is still there to see, spread over a hundred cells. A network
 that looks at the whole rectified grid at once reads it from all of them together: of 400
 held-out hard rendered frames, the cues leave the turn open at the true corners on 99, and
-it tells 87 of those (``benchmarks/fit_turn_net.py`` prints the held-out figures).
+it tells 91 of those (``benchmarks/fit_turn_net.py`` prints the held-out figures).
 
 One network ``f`` scores a grid as it is; the four quarter turns are ``f`` of the grid turned
 (so every turn is judged alike), and a fifth, learned constant score stands for "not the board
