@@ -205,8 +205,8 @@ def _placed_by_climbing(frame, gray, white, quad: np.ndarray, config: LocateConf
     then pull it closer, and each move is kept unless the network's log-odds fall by more than
     ``climb_slack`` (a lattice search on faint borders can slide a cell away, and the network
     sees that). On the board network's outlines of 200 hard rendered frames (seeds 6000-6099,
-    8000-8099), of the 357 the first turn network climbed to log-odds 4 or more, 265 ended within a quarter cell of the
-    grid, 87 within half a cell and 5 farther.
+    8000-8099), of the 357 the first turn network climbed to log-odds 4 or more, 265 ended
+    within a quarter cell of the grid, 87 within half a cell and 5 farther.
     """
     corners, odds = climb(frame, quad, config.climb)
     if odds < config.climb_min_odds:
