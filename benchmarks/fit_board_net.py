@@ -24,7 +24,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.fit_loop import adam_epochs, cached, export_onnx, fit_parser, load_torch, report_read_back, seed_ranges
+from benchmarks.fit_loop import (
+    adam_epochs,
+    cached,
+    export_onnx,
+    fit_parser,
+    load_torch,
+    report_read_back,
+    scene_difficulty,
+    seed_ranges,
+)
 from vision.board_net import MODEL_PATH, BoardNet, BoardNetConfig, board_input, view_of_logits
 from vision.sim import random_spec, render
 
@@ -36,7 +45,7 @@ EDGE_WEIGHT = 4.0
 
 def _spec(seed: int, held: bool):
     """Training: the difficulties in turn (hard twice), one frame in five framed 4:3; held out: hard, 16:9."""
-    difficulty = "hard" if held else DIFFICULTY_CYCLE[seed % len(DIFFICULTY_CYCLE)]
+    difficulty = scene_difficulty(seed, DIFFICULTY_CYCLE, held)
     size = (960, 720) if (not held and seed % 5 == 0) else (1280, 720)
     return random_spec(seed, difficulty=difficulty, size=size)
 

@@ -29,7 +29,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.fit_loop import adam_epochs, cached, export_onnx, fit_parser, load_torch, report_read_back, seed_ranges
+from benchmarks.fit_loop import (
+    adam_epochs,
+    cached,
+    export_onnx,
+    fit_parser,
+    load_torch,
+    report_read_back,
+    scene_difficulty,
+    seed_ranges,
+)
 from engine.layout import SIZE
 from vision.corner_net import FINE, MODEL_PATHS, REACH, CornerNet, CornerView, corner_input
 from vision.geometry import GRID_CORNERS_UV, apply_homography, grid_homography
@@ -47,7 +56,7 @@ SHIFT, CORNER = 0.7, 0.6
 
 def _spec(seed: int, held: bool):
     """Training: the difficulties in turn (hard three times in five); held out: hard."""
-    difficulty = "hard" if held else DIFFICULTY_CYCLE[seed % len(DIFFICULTY_CYCLE)]
+    difficulty = scene_difficulty(seed, DIFFICULTY_CYCLE, held)
     return random_spec(seed, edition=("classic", "jumbo")[seed % 2], difficulty=difficulty)
 
 

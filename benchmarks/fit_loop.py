@@ -134,3 +134,9 @@ def seed_ranges(train: int, frames: int, held: int, held_out: int) -> tuple[rang
         raise SystemExit(f"training seeds {fit.start}-{fit.stop - 1} overlap the held-out seeds "
                          f"{check.start}-{check.stop - 1}: fit fewer frames")
     return fit, check
+
+
+def scene_difficulty(seed: int, cycle: tuple[str, ...], held: bool) -> str:
+    """A scene's difficulty: training scenes take ``cycle``'s in turn by seed; held-out scenes
+    are hard, where a fit's figures tell most."""
+    return "hard" if held else cycle[seed % len(cycle)]

@@ -51,6 +51,7 @@ from benchmarks.fit_loop import (
     load_onnx_weights,
     load_torch,
     report_read_back,
+    scene_difficulty,
     seed_ranges,
 )
 from engine.layout import SIZE
@@ -72,15 +73,10 @@ SPUN_SHARE = 0.3
 SQUARE = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], float)
 
 
-def _spec(seed: int, difficulty: str):
-    """The scene of ``seed``: the editions in turn."""
-    return random_spec(seed, edition=("classic", "jumbo")[seed % 2], difficulty=difficulty)
-
-
 def jobs_for(seeds: range, cycle: tuple[str, ...], held: bool) -> list[tuple[int, str, bool]]:
     """``frame_rows`` jobs: training scenes take the difficulties of ``cycle`` in turn (by seed),
     held-out scenes are hard."""
-    return [(s, "hard" if held else cycle[s % len(cycle)], held) for s in seeds]
+    return [(s, scene_difficulty(s, cycle, held), held) for s in seeds]
 
 
 def _off_shift(rng: np.random.Generator) -> tuple[int, int]:
@@ -128,7 +124,7 @@ def frame_rows(job: tuple[int, str, bool]) -> tuple[np.ndarray, np.ndarray, np.n
     of one whole cells off and of one bent off, and (held out only) whether the cues tell its turn."""
     seed, difficulty, held = job
     cv2.setNumThreads(1)
-    scene = render(_spec(seed, difficulty))
+    scene = render(random_spec(seed, edition=("classic", "jumbo")[seed % 2], difficulty=difficulty))
     rng = np.random.default_rng(seed)
     h = grid_homography(np.asarray(scene.corners, np.float32))
     near = SQUARE + np.clip(rng.normal(0.0, JITTER, (4, 2)), -JITTER_MAX, JITTER_MAX)
