@@ -565,6 +565,24 @@ def test_a_climb_the_turn_network_is_less_sure_of_is_kept_once_it_vouches_for_th
     assert_found_and_turned(scene, 0.25 * CELL)
 
 
+def test_a_climbed_grid_is_turned_by_the_network_even_where_it_doubts_the_placement():
+    """Seed 21087, hard Jumbo: only the climb places this board. Once registered on the grid,
+    the turn network gives the right turn 0.79, the other turns 0.01 together and "not the
+    board here" 0.20: it doubts the placement, not the turn. The climb has placed the grid,
+    so the turn is read given the board is there, and the board is found and turned right;
+    asked to be sure of the placement too, the locator loses it."""
+    from dataclasses import replace
+
+    from vision.detect import detect
+
+    scene = render(random_spec(21087, edition="jumbo", difficulty="hard"))
+    assert not locate_grid(scene.frame, config=replace(LocateConfig(), climb_placed_sure=0.0))
+    found = detect(scene.frame)
+    assert found, found.reason
+    assert corner_error(found.corners, scene.corners) < 0.25 * CELL  # (placed and turned right)
+    assert found.orientation_confidence > 0.9
+
+
 def test_the_fine_corner_network_brings_a_corner_over_half_a_cell_off_home():
     """Seed 21461, hard Jumbo: the ink places the grid weakly (z 4.5) and the card gaps do not
     register it, so it is left with one corner 0.6 cells off: a false board. The fine corner

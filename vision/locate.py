@@ -66,6 +66,7 @@ from vision.orient import (
     OrientConfig,
     ask_turn_net,
     free_corner_scores,
+    given_placed,
     ink_lattice,
     lattice_pattern_z,
     net_turn,
@@ -182,17 +183,24 @@ def locate_grid(
                 return rescued
     # Still none: the board network's outlines, pulled onto the grid by the turn network where
     # the print is too faint for the ink to place it (``_placed_by_climbing``), each from where
-    # the corner network puts it first, then as drawn (``_climb_starts``).
+    # the corner network puts it first, then as drawn (``_climb_starts``). The first the network
+    # is sure is the board is taken; failing that, the first it is sure how to turn, given it is
+    # (``climb_placed_sure``: a later climb may lie on the grid where an earlier one is bent off).
     if config.ink.turn_net_sure > 0:
+        climbed = []
         for quad in net_outlines[: config.net_climb_outlines]:
             for start in _climb_starts(frame, order_as_seen(quad), config):
                 corners = _placed_by_climbing(frame, gray, white, start, config)
                 if corners is None:
                     continue
-                match = InkMatch(corners, -1.0, -1.0, 0, framed=True)
-                rescued = _conclude(frame, gray, white, board, match, edition, config, by_climbing=True)
+                climbed.append(InkMatch(corners, -1.0, -1.0, 0, framed=True))
+                rescued = _conclude(frame, gray, white, board, climbed[-1], edition, config, by_climbing=True)
                 if rescued:
                     return rescued
+        for match in climbed if config.climb_placed_sure > 0 else []:
+            rescued = _conclude(frame, gray, white, board, match, edition, config, by_climbing=True, turn_only=True)
+            if rescued:
+                return rescued
     return fit
 
 
@@ -273,10 +281,11 @@ def _runners(runners: list[InkMatch], best: InkMatch, config: LocateConfig) -> l
 
 
 def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | None, config: LocateConfig,
-              *, by_climbing: bool = False) -> GridFit:
+              *, by_climbing: bool = False, turn_only: bool = False) -> GridFit:
     """The search's best placement as the located grid, finished to sub-pixel corners, or the
     reason it is not the board. ``by_climbing``: the turn network placed it
-    (``_placed_by_climbing``), so it is the network's to vouch for, not the ink's."""
+    (``_placed_by_climbing``), so it is the network's to vouch for, not the ink's; ``turn_only``:
+    it need only be sure of the turn, given the board is there (``_net_verdict``'s ``placed``)."""
     h, w = gray.shape
     verdict = NetVerdict(vouches=by_climbing)
     if best is not None and not _accepted(best, config) and best.z >= config.net_min_z and not by_climbing:
@@ -299,7 +308,7 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
     # Where the gaps do not register the grid (blurred, washed out), the fine corner network does.
     again, _, _ = _gap_fit(gray, best.corners, config)
     best = replace(best, corners=again if again is not None else _polished(frame, best.corners, config))
-    verdict = _net_verdict(frame, best.corners, config, best.z)
+    verdict = _net_verdict(frame, best.corners, config, best.z, placed=by_climbing and turn_only)
     if verdict.refuses or (by_net and not verdict.vouches):
         return GridFit.failed("no board: the turn network sees no board under the best grid", score=best.z)
     # The shape only (no aspect): the print has shown the layout cell by cell, which a grid of
@@ -342,15 +351,21 @@ class NetVerdict:
     """The network's ``(5,)`` probabilities the verdict came from (None: not asked)."""
 
 
-def _net_verdict(frame: np.ndarray, corners: np.ndarray, config: LocateConfig, ink_z: float = -1.0) -> NetVerdict:
+def _net_verdict(frame: np.ndarray, corners: np.ndarray, config: LocateConfig, ink_z: float = -1.0,
+                 *, placed: bool = False) -> NetVerdict:
     """The turn network's verdict on the grid ``corners`` (as seen) whose ink reads ``ink_z``;
     none where it is not asked (``use_net`` off). It refuses no grid whose ink reads
     ``net_overruled_z`` or more, and vouches for none where it may not tell turns
-    (``turn_net_sure`` 0, as on an empty board: there it may still refuse a grid)."""
+    (``turn_net_sure`` 0, as on an empty board: there it may still refuse a grid). ``placed``:
+    the network itself has placed the grid (a climb), so where it names one turn at
+    ``climb_placed_sure`` it is asked only which turn (``given_placed``), and the
+    probabilities returned are those."""
     if not config.use_net:
         return NetVerdict()
     p = ask_turn_net(frame, corners, config.ink)
     refuses = p[NOT_PLACED] >= config.net_refuses and ink_z < config.net_overruled_z
+    if placed and p[:NOT_PLACED].max() >= config.climb_placed_sure:
+        p = given_placed(p)
     vouches = config.ink.turn_net_sure > 0 and sure_turn(p, config.ink) is not None
     return NetVerdict(vouches, bool(refuses), p)
 

@@ -170,6 +170,18 @@ class LocateConfig:
     with the refitted network, every board found there is found with the bar at 4 too) ..."""
     climb_slack: float = 3.0
     """... and registered finer where the network's log-odds then fall by at most this much."""
+    climb_placed_sure: float = 0.6
+    """Where the network is sure of no climbed grid, once registered, that it is the board, the
+    first it names one turn of with this probability, and is sure of among the turns
+    (``OrientConfig.turn_net_sure``), is kept: it doubts the placement (the rest is "not the
+    board here"), not the turn, and the climb, its own search, has placed the grid (registered
+    on the cards, a grid can read lower odds than the climb reached a fraction of a cell off).
+    0: it must be sure of the placement too. (Of 3000 rendered frames, seeds 8000-8299,
+    20000-20299, 24000-24599 and 26000-26599 in the benchmark's cycle and 21000-21599 and
+    22000-22599 hard, this found 6 of the 41 boards left unfound, in the right place and
+    turned right, and put none in the wrong place. Taken before a later climb the network is
+    sure of, one board came back 1.2 cells off; keeping climbs that reached log-odds 2 to 3
+    for it too found 5 more and put 2 in the wrong place.)"""
     polish_looks: int = 2
     """Looks the fine corner network (``vision.corner_net.FINE``) takes at a located grid the
     card gaps do not register (0: none). On the hard rendered frames of seeds 6000-6199 and

@@ -226,6 +226,13 @@ def net_probabilities(frame: np.ndarray, corners: np.ndarray, config: OrientConf
     return ask_turn_net(frame, corners, config)
 
 
+def given_placed(p: np.ndarray) -> np.ndarray:
+    """The turn network's probabilities ``p`` ``(5,)`` given that the grid lies on the cards:
+    the turns' renormalised, ``NOT_PLACED`` 0."""
+    turns = np.asarray(p, np.float64)[:NOT_PLACED]
+    return np.append(turns / max(float(turns.sum()), 1e-12), 0.0)
+
+
 def ask_turn_net(frame: np.ndarray, corners: np.ndarray, config: OrientConfig) -> np.ndarray:
     """The turn network's ``(5,)`` probabilities for the grid ``corners`` (as seen) of ``frame``:
     each turn, and ``NOT_PLACED``."""
