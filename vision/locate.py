@@ -187,7 +187,7 @@ def locate_grid(
     # is sure is the board is taken; failing that, the first it is sure how to turn, given it is
     # (``climb_placed_sure``: a later climb may lie on the grid where an earlier one is bent off).
     if config.ink.turn_net_sure > 0:
-        climbed = []
+        climbed: list[InkMatch] = []
         for quad in net_outlines[: config.net_climb_outlines]:
             for start in _climb_starts(frame, order_as_seen(quad), config):
                 corners = _placed_by_climbing(frame, gray, white, start, config)
@@ -348,7 +348,8 @@ class NetVerdict:
     vouches: bool = False
     refuses: bool = False
     probabilities: np.ndarray | None = None
-    """The network's ``(5,)`` probabilities the verdict came from (None: not asked)."""
+    """The network's ``(5,)`` probabilities the verdict came from (None: not asked), given
+    the board is there where the verdict was asked only the turn (``_net_verdict``)."""
 
 
 def _net_verdict(frame: np.ndarray, corners: np.ndarray, config: LocateConfig, ink_z: float = -1.0,

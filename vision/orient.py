@@ -131,7 +131,8 @@ def orient_grid(
     rotation is the aspect prior's best guess and the confidence is 0.
     ``turn_probabilities``: what ``ask_turn_net`` gives for these ``corners`` and
     ``config``, when the caller has it already (the locator asked the network about the grid
-    it returns); None: the network is asked here.
+    it returns; ``given_placed`` of it for a climbed grid kept on its turn alone); None: the
+    network is asked here.
 
     The turn network decides first where it is sure (``net_probabilities``): at perturbed true
     corners (up to 0.3 cells) of 300 hard frames, seeds 8000-8299, it was sure on 262 and never
