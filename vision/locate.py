@@ -186,22 +186,20 @@ def locate_grid(
     # the corner network puts it first, then as drawn (``_climb_starts``). The first the network
     # is sure is the board is taken; failing that, the first it is sure how to turn, given it is
     # (``climb_placed_sure``: a later climb may lie on the grid where an earlier one is bent off).
+    kept_on_turn = None
     if config.ink.turn_net_sure > 0:
-        climbed: list[InkMatch] = []
         for quad in net_outlines[: config.net_climb_outlines]:
             for start in _climb_starts(frame, order_as_seen(quad), config):
                 corners = _placed_by_climbing(frame, gray, white, start, config)
                 if corners is None:
                     continue
-                climbed.append(InkMatch(corners, -1.0, -1.0, 0, framed=True))
-                rescued = _conclude(frame, gray, white, board, climbed[-1], edition, config, by_climbing=True)
-                if rescued:
+                match = InkMatch(corners, -1.0, -1.0, 0, framed=True)
+                rescued = _conclude(frame, gray, white, board, match, edition, config, by_climbing=True)
+                if rescued and not rescued.details["on_turn_alone"]:
                     return rescued
-        for match in climbed if config.climb_placed_sure > 0 else []:
-            rescued = _conclude(frame, gray, white, board, match, edition, config, by_climbing=True, turn_only=True)
-            if rescued:
-                return rescued
-    return fit
+                if rescued and kept_on_turn is None:
+                    kept_on_turn = rescued
+    return kept_on_turn or fit
 
 
 def _placed_by_climbing(frame, gray, white, quad: np.ndarray, config: LocateConfig) -> np.ndarray | None:
@@ -281,11 +279,11 @@ def _runners(runners: list[InkMatch], best: InkMatch, config: LocateConfig) -> l
 
 
 def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | None, config: LocateConfig,
-              *, by_climbing: bool = False, turn_only: bool = False) -> GridFit:
+              *, by_climbing: bool = False) -> GridFit:
     """The search's best placement as the located grid, finished to sub-pixel corners, or the
     reason it is not the board. ``by_climbing``: the turn network placed it
-    (``_placed_by_climbing``), so it is the network's to vouch for, not the ink's; ``turn_only``:
-    it need only be sure of the turn, given the board is there (``_net_verdict``'s ``placed``)."""
+    (``_placed_by_climbing``), so it is the network's to vouch for, not the ink's, and it may
+    vouch on the turn alone (``_net_verdict``'s ``placed``; the fit's ``on_turn_alone``)."""
     h, w = gray.shape
     verdict = NetVerdict(vouches=by_climbing)
     if best is not None and not _accepted(best, config) and best.z >= config.net_min_z and not by_climbing:
@@ -308,7 +306,7 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
     # Where the gaps do not register the grid (blurred, washed out), the fine corner network does.
     again, _, _ = _gap_fit(gray, best.corners, config)
     best = replace(best, corners=again if again is not None else _polished(frame, best.corners, config))
-    verdict = _net_verdict(frame, best.corners, config, best.z, placed=by_climbing and turn_only)
+    verdict = _net_verdict(frame, best.corners, config, best.z, placed=by_climbing)
     if verdict.refuses or (by_net and not verdict.vouches):
         return GridFit.failed("no board: the turn network sees no board under the best grid", score=best.z)
     # The shape only (no aspect): the print has shown the layout cell by cell, which a grid of
@@ -337,7 +335,8 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
     asked = verdict.probabilities is not None and np.array_equal(corners, np.asarray(best.corners, np.float32))
     return GridFit(corners, score, edition,
                    details={"z": z, "z_next": runner, "ink_z": best.z, "aspect": aspect,
-                            "turn_probabilities": verdict.probabilities if asked else None})
+                            "turn_probabilities": verdict.probabilities if asked else None,
+                            "on_turn_alone": verdict.on_turn_alone})
 
 
 @dataclass(frozen=True)
@@ -349,7 +348,9 @@ class NetVerdict:
     refuses: bool = False
     probabilities: np.ndarray | None = None
     """The network's ``(5,)`` probabilities the verdict came from (None: not asked), given
-    the board is there where the verdict was asked only the turn (``_net_verdict``)."""
+    the board is there where it vouches ``on_turn_alone``."""
+    on_turn_alone: bool = False
+    """It vouches for a grid it placed itself, sure of the turn but not of the placement."""
 
 
 def _net_verdict(frame: np.ndarray, corners: np.ndarray, config: LocateConfig, ink_z: float = -1.0,
@@ -358,17 +359,19 @@ def _net_verdict(frame: np.ndarray, corners: np.ndarray, config: LocateConfig, i
     none where it is not asked (``use_net`` off). It refuses no grid whose ink reads
     ``net_overruled_z`` or more, and vouches for none where it may not tell turns
     (``turn_net_sure`` 0, as on an empty board: there it may still refuse a grid). ``placed``:
-    the network itself has placed the grid (a climb), so where it names one turn at
-    ``climb_placed_sure`` it is asked only which turn (``given_placed``), and the
-    probabilities returned are those."""
+    the network itself has placed the grid (a climb), so where it is not sure of the grid but
+    names one turn at ``climb_placed_sure``, it is asked only which turn (``given_placed``;
+    those probabilities are returned)."""
     if not config.use_net:
         return NetVerdict()
     p = ask_turn_net(frame, corners, config.ink)
     refuses = p[NOT_PLACED] >= config.net_refuses and ink_z < config.net_overruled_z
-    if placed and p[:NOT_PLACED].max() >= config.climb_placed_sure:
-        p = given_placed(p)
     vouches = config.ink.turn_net_sure > 0 and sure_turn(p, config.ink) is not None
-    return NetVerdict(vouches, bool(refuses), p)
+    if vouches or not placed or config.climb_placed_sure <= 0 or p[:NOT_PLACED].max() < config.climb_placed_sure:
+        return NetVerdict(vouches, bool(refuses), p)
+    turns = given_placed(p)
+    on_turn = config.ink.turn_net_sure > 0 and sure_turn(turns, config.ink) is not None
+    return NetVerdict(on_turn, bool(refuses), turns if on_turn else p, on_turn_alone=on_turn)
 
 
 @dataclass(frozen=True)
