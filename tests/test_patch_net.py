@@ -97,9 +97,10 @@ def test_the_shipped_network_tells_chips_from_cards():
 
 def test_the_reader_asks_the_network_only_about_doubtful_cells_and_white_chips(monkeypatch):
     """With ``patch_doubt`` 0 the network is never run; by default it reads the cells whose cue
-    logit is near zero, the chips read white, and (a white chip being possible on the Jumbo mat)
-    the cells read empty but not by far and the chips read in a colour near white; nothing else."""
-    scene = render(random_spec(64, edition="jumbo", difficulty="hard"))
+    logit is near zero, the cells glare clipped, the chips read white, and (a white chip being
+    possible on the Jumbo mat) the cells read empty but not by far and the chips read in a
+    colour near white; nothing else."""
+    scene = render(random_spec(6069, edition="jumbo", difficulty="hard"))
     asked: list[int] = []
     real = PatchNet.class_logits
 
@@ -115,7 +116,8 @@ def test_the_reader_asks_the_network_only_about_doubtful_cells_and_white_chips(m
     logit = plain.features["chip_logit"].ravel()
     labels = np.asarray(plain.labels).ravel()
     config = ReaderConfig()
-    doubtful = (np.abs(logit) < config.patch_doubt) & (labels != "free")
+    clipped = plain.features["saturated"].ravel() > config.patch_clipped
+    doubtful = ((np.abs(logit) < config.patch_doubt) | clipped) & (labels != "free")
     white = (labels == "flipped") & (logit > 0)
     faint = (logit <= 0) & (logit > -config.patch_white_doubt) & ~doubtful & (labels != "free")
     names = list(cue_only.colour_model.labels)
@@ -124,7 +126,7 @@ def test_the_reader_asks_the_network_only_about_doubtful_cells_and_white_chips(m
     own = dist[np.arange(100), [names.index(v) if v in names else 0 for v in labels]]
     pale = chip & (dist[:, names.index("flipped")] - own < config.patch_pale_margin)
     assert asked == [int((doubtful | white | faint | pale).sum())]
-    assert 0 < doubtful.sum() < 100 and faint.any()
+    assert 0 < doubtful.sum() < 100 and faint.any() and (clipped & (np.abs(logit) >= config.patch_doubt)).any()
     assert reading.features["chip_logit"].shape == (10, 10)
 
 
@@ -146,14 +148,32 @@ def test_a_chip_the_network_is_sure_is_blue_is_not_read_white():
     assert (read[visible] != truth[visible]).sum() <= 2 < (before[visible] != truth[visible]).sum()
 
 
+def test_white_chips_in_a_glare_the_cue_network_is_sure_of_are_read_by_the_network():
+    """Seed 6069 (hard, Jumbo): a lamp clips a diagonal of white chips on white cards (83 to
+    100 % of each centre). The cue network, its colour and edges gone, reads them empty beyond
+    doubt and one empty cell white; the patch network, asked about every clipped cell, sees them."""
+    scene = render(random_spec(6069, edition="jumbo", difficulty="hard"))
+    truth = np.asarray(scene.labels)
+    visible = ~np.asarray(scene.occluded)
+    line = [(1, 3), (2, 6), (3, 5), (4, 4), (5, 3)]
+    assert all(truth[cell] == "flipped" for cell in line)
+    unasked = DetectConfig(reader=replace(ReaderConfig(), patch_clipped=1.0))
+    before = np.asarray(detect(scene.frame, corners=scene.corners, edition="jumbo", config=unasked).labels)
+    assert all(before[cell] == "empty" for cell in line)
+    read = np.asarray(detect(scene.frame, corners=scene.corners, edition="jumbo").labels)
+    assert (read[visible] == truth[visible]).all()
+
+
 def test_white_chips_the_cue_network_firmly_misses_are_read_white():
     """Seed 6007 (hard, Jumbo): white chips on white cards that the cue network reads empty
     with logits of -4 to -6.4, where the patch network is sure of white chips. (Asked only
-    about the cells in doubt, and those taken narrowly, |logit| < 3, it reads none of them.)"""
+    about the cells in doubt, and those taken narrowly, |logit| < 3, and not about the cells glare
+    clipped, it reads none of them.)"""
     scene = render(random_spec(6007, edition="jumbo", difficulty="hard"))
     cells = [(2, 3), (3, 4), (6, 9)]
     assert all(scene.labels[r][c] == "flipped" for r, c in cells)
-    narrow = CellReader(edition="jumbo", config=replace(ReaderConfig(), patch_doubt=3.0, patch_white_doubt=0.0))
+    narrow = CellReader(edition="jumbo", config=replace(ReaderConfig(), patch_doubt=3.0, patch_white_doubt=0.0,
+                                                        patch_clipped=1.0))
     before = narrow.read(scene.frame, scene.corners).labels
     assert all(before[r][c] == "empty" for r, c in cells)
     after = CellReader(edition="jumbo").read(scene.frame, scene.corners).labels

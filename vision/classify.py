@@ -24,10 +24,11 @@ All 100 cells are read at once from the rectified grid (``vision.warp``): fixed 
    there; the label of a chip is its nearest colour prototype, or where that is a team colour
    the one whose hue sector holds the disc's hue (``ColourModel.hue_labels``: glare washes a
    chip's lightness and chroma, not its hue); the confidence is the network's probability times
-   the colour margin, lowered where the camera clipped. The cells it leaves in doubt, and the
-   chips read white, are read again by a small CNN over the cell's pixels beside its twin card's
-   (``vision.patch_net``): its chip-or-not replaces the doubtful logit, and where it is sure a
-   chip read white is a team colour (glare), that colour is taken.
+   the colour margin, lowered where the camera clipped. The cells it leaves in doubt, those
+   glare clipped, and the chips read white, are read again by a small CNN over the cell's
+   pixels beside its twin card's (``vision.patch_net``): its chip-or-not replaces the doubtful
+   or clipped logit, and where it is sure a chip read white is a team colour (glare), that
+   colour is taken.
 
 ``CellReader`` prepares the index sets once; ``read`` is the per-frame hot path, and
 ``CellReading.features`` exposes every per-cell cue (``(10, 10)``) for the live tracker.
@@ -151,6 +152,12 @@ class ReaderConfig:
     eighth of a normal one. (At 3, a seventh and a sixteenth: with the true corners, hard
     frames of seeds 6000-6199 and 8000-8099 read 115 cells wrong at 3, 106 at 4, 106 at 5
     and 104 at 6; normal frames 6200-6299 none at any.)"""
+    patch_clipped: float = 0.3
+    """Cells whose central disc the camera clipped over more than this fraction are read by the
+    patch network too, however sure the cue network is: glare takes the colour and the edges the
+    cues weigh, not the faint shape and shadow the network sees. (With the true corners, hard
+    frames of seeds 6000-6149 read 31 cells wrong without it and 25 with it at any value from
+    0.05 to 0.6; 31 again at 0.9. 1 or more never asks.)"""
     patch_weight: float = 1.0
     """Share of the patch network's logit in such a cell's final logit (the rest: the cue network's)."""
     patch_colour_sure: float = 0.9
@@ -575,11 +582,12 @@ class CellReader:
                         best: np.ndarray, names: np.ndarray, dist: np.ndarray
                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``logit`` ``(100,)`` and chip colour ``best`` (prototype index, ``(100,)``) after the
-        patch network has read the doubtful cells (``patch_doubt``) and the chips read white, and
-        the network's class probabilities ``(100, len(patch_net.CLASSES))`` (zero in the cells it
-        did not read), for judging white readings later (``vision.flipped``).
+        patch network has read the doubtful cells (``patch_doubt``), the cells glare clipped
+        (``patch_clipped``) and the chips read white, and the network's class probabilities
+        ``(100, len(patch_net.CLASSES))`` (zero in the cells it did not read), for judging white
+        readings later (``vision.flipped``).
 
-        A doubtful cell's logit is blended with the network's. A chip the prototypes call white
+        A doubtful or clipped cell's logit is blended with the network's. A chip the prototypes call white
         but the network is sure (``patch_colour_sure``) is a team colour takes that colour: glare
         washes a blue or red chip to white in colour, not in the shape of its face and shadow.
         Where a white chip can be (``dist``: the allowed prototype distances), the network also
@@ -590,7 +598,7 @@ class CellReader:
         cfg = self.config
         net = self.patch_net
         board = ~CORNER_MASK.ravel()
-        doubt = (np.abs(logit) < cfg.patch_doubt) & board
+        doubt = ((np.abs(logit) < cfg.patch_doubt) | (feats["saturated"] > cfg.patch_clipped)) & board
         white = names[best] == "flipped"
         white_at = np.flatnonzero(names == "flipped")
         faint = np.zeros(N_CELLS, bool)
