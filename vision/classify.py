@@ -25,10 +25,10 @@ All 100 cells are read at once from the rectified grid (``vision.warp``): fixed 
    the one whose hue sector holds the disc's hue (``ColourModel.hue_labels``: glare washes a
    chip's lightness and chroma, not its hue); the confidence is the network's probability times
    the colour margin, lowered where the camera clipped. The cells it leaves in doubt, those
-   glare clipped, and the chips read white, are read again by a small CNN over the cell's
-   pixels beside its twin card's (``vision.patch_net``): its chip-or-not replaces the doubtful
-   or clipped logit, and where it is sure a chip read white is a team colour (glare), that
-   colour is taken.
+   glare clipped (without a reference), and the chips read white, are read again by a small
+   CNN over the cell's pixels beside its twin card's (``vision.patch_net``): its chip-or-not
+   replaces the doubtful or clipped logit, and where it is sure a chip read white is a team
+   colour (glare), that colour is taken.
 
 ``CellReader`` prepares the index sets once; ``read`` is the per-frame hot path, and
 ``CellReading.features`` exposes every per-cell cue (``(10, 10)``) for the live tracker.
@@ -157,7 +157,10 @@ class ReaderConfig:
     patch network too, however sure the cue network is: glare takes the colour and the edges the
     cues weigh, not the faint shape and shadow the network sees. (With the true corners, hard
     frames of seeds 6000-6149 read 31 cells wrong without it and 25 with it at any value from
-    0.05 to 0.6; 31 again at 0.9. 1 or more never asks.)"""
+    0.05 to 0.6; 31 again at 0.9. 1 or more never asks.) Not with an empty-board reference:
+    its cues see what glare changed, while the network, blind to the reference, takes a clipped
+    white card for a white chip (seed 6040, hard, classic, with its reference: 4 cells wrong
+    without it, 7 with it, four of them clipped cards read white)."""
     patch_weight: float = 1.0
     """Share of the patch network's logit in such a cell's final logit (the rest: the cue network's)."""
     patch_colour_sure: float = 0.9
@@ -582,10 +585,10 @@ class CellReader:
                         best: np.ndarray, names: np.ndarray, dist: np.ndarray
                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``logit`` ``(100,)`` and chip colour ``best`` (prototype index, ``(100,)``) after the
-        patch network has read the doubtful cells (``patch_doubt``), the cells glare clipped
-        (``patch_clipped``) and the chips read white, and the network's class probabilities
-        ``(100, len(patch_net.CLASSES))`` (zero in the cells it did not read), for judging white
-        readings later (``vision.flipped``).
+        patch network has read the doubtful cells (``patch_doubt``), with no reference the cells
+        glare clipped (``patch_clipped``), and the chips read white; and the network's class
+        probabilities ``(100, len(patch_net.CLASSES))`` (zero in the cells it did not read), for
+        judging white readings later (``vision.flipped``).
 
         A doubtful or clipped cell's logit is blended with the network's. A chip the prototypes call white
         but the network is sure (``patch_colour_sure``) is a team colour takes that colour: glare
@@ -598,7 +601,9 @@ class CellReader:
         cfg = self.config
         net = self.patch_net
         board = ~CORNER_MASK.ravel()
-        doubt = ((np.abs(logit) < cfg.patch_doubt) | (feats["saturated"] > cfg.patch_clipped)) & board
+        doubt = (np.abs(logit) < cfg.patch_doubt) & board
+        if self._ref_lab is None:
+            doubt |= (feats["saturated"] > cfg.patch_clipped) & board
         white = names[best] == "flipped"
         white_at = np.flatnonzero(names == "flipped")
         faint = np.zeros(N_CELLS, bool)
