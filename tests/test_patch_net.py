@@ -97,9 +97,9 @@ def test_the_shipped_network_tells_chips_from_cards():
 
 def test_the_reader_asks_the_network_only_about_doubtful_cells_and_white_chips(monkeypatch):
     """With ``patch_doubt`` 0 the network is never run; by default it reads the cells whose cue
-    logit is near zero, the cells glare clipped, the chips read white, and (a white chip being
-    possible on the Jumbo mat) the cells read empty but not by far and the chips read in a
-    colour near white; nothing else."""
+    logit is near zero, the chips read white, and (a white chip being possible on the Jumbo mat)
+    the cells read empty but not by far or clipped by glare, and the chips read in a colour near
+    white; nothing else."""
     scene = render(random_spec(6069, edition="jumbo", difficulty="hard"))
     asked: list[int] = []
     real = PatchNet.class_logits
@@ -116,7 +116,7 @@ def test_the_reader_asks_the_network_only_about_doubtful_cells_and_white_chips(m
     logit = plain.features["chip_logit"].ravel()
     labels = np.asarray(plain.labels).ravel()
     config = ReaderConfig()
-    clipped = plain.features["saturated"].ravel() > config.patch_clipped
+    clipped = (plain.features["saturated"].ravel() > config.patch_clipped) & (logit <= 0)
     doubtful = ((np.abs(logit) < config.patch_doubt) | clipped) & (labels != "free")
     white = (labels == "flipped") & (logit > 0)
     faint = (logit <= 0) & (logit > -config.patch_white_doubt) & ~doubtful & (labels != "free")
@@ -151,7 +151,8 @@ def test_a_chip_the_network_is_sure_is_blue_is_not_read_white():
 def test_white_chips_in_a_glare_the_cue_network_is_sure_of_are_read_by_the_network():
     """Seed 6069 (hard, Jumbo): a lamp clips a diagonal of white chips on white cards (83 to
     100 % of each centre). The cue network, its colour and edges gone, reads them empty beyond
-    doubt and one empty cell white; the patch network, asked about every clipped cell, sees them."""
+    doubt and one empty cell white; the patch network, asked about the clipped cells read
+    empty, sees them."""
     scene = render(random_spec(6069, edition="jumbo", difficulty="hard"))
     truth = np.asarray(scene.labels)
     visible = ~np.asarray(scene.occluded)

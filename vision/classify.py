@@ -24,11 +24,11 @@ All 100 cells are read at once from the rectified grid (``vision.warp``): fixed 
    there; the label of a chip is its nearest colour prototype, or where that is a team colour
    the one whose hue sector holds the disc's hue (``ColourModel.hue_labels``: glare washes a
    chip's lightness and chroma, not its hue); the confidence is the network's probability times
-   the colour margin, lowered where the camera clipped. The cells it leaves in doubt, those
-   glare clipped (without a reference), and the chips read white, are read again by a small
-   CNN over the cell's pixels beside its twin card's (``vision.patch_net``): its chip-or-not
-   replaces the doubtful or clipped logit, and where it is sure a chip read white is a team
-   colour (glare), that colour is taken.
+   the colour margin, lowered where the camera clipped. The cells it leaves in doubt (and, where
+   a white chip can be, those read empty that glare clipped), and the chips read white, are
+   read again by a small CNN over the cell's pixels beside its twin card's
+   (``vision.patch_net``): its chip-or-not replaces the doubtful logit, and where it is sure a
+   chip read white is a team colour (glare), that colour is taken.
 
 ``CellReader`` prepares the index sets once; ``read`` is the per-frame hot path, and
 ``CellReading.features`` exposes every per-cell cue (``(10, 10)``) for the live tracker.
@@ -153,14 +153,17 @@ class ReaderConfig:
     frames of seeds 6000-6199 and 8000-8099 read 115 cells wrong at 3, 106 at 4, 106 at 5
     and 104 at 6; normal frames 6200-6299 none at any.)"""
     patch_clipped: float = 0.3
-    """Cells whose central disc the camera clipped over more than this fraction are read by the
-    patch network too, however sure the cue network is: glare takes the colour and the edges the
-    cues weigh, not the faint shape and shadow the network sees. (With the true corners, hard
-    frames of seeds 6000-6149 read 31 cells wrong without it and 25 with it at any value from
-    0.05 to 0.6; 31 again at 0.9. 1 or more never asks.) Not with an empty-board reference:
-    its cues see what glare changed, while the network, blind to the reference, takes a clipped
-    white card for a white chip (seed 6040, hard, classic, with its reference: 4 cells wrong
-    without it, 7 with it, four of them clipped cards read white)."""
+    """Where a white chip can be, cells read empty whose central disc the camera clipped over more
+    than this fraction are read by the patch network too, however sure the cue network is: glare
+    takes the colour and edges the cues weigh, a white chip's on a white card most of all, not
+    the faint face and shadow the network sees. (With the true corners, hard frames of seeds
+    6000-6149 read 31 cells wrong without it and 25 with it at any value from 0.05 to 0.6; 31
+    again at 0.9. 1 or more never asks.) Asking about every clipped cell, chip or not, on either
+    edition, reads no more cells right there and costs the speed benchmark's reads 3.5 ms
+    (glare spots on normal frames). Not with an empty-board reference: its cues see what glare
+    changed, while the network, blind to the reference, takes a clipped white card for a white
+    chip (seed 6040, hard, classic, with its reference: 4 cells wrong without it, 7 with it,
+    four of them clipped cards read white)."""
     patch_weight: float = 1.0
     """Share of the patch network's logit in such a cell's final logit (the rest: the cue network's)."""
     patch_colour_sure: float = 0.9
@@ -585,12 +588,13 @@ class CellReader:
                         best: np.ndarray, names: np.ndarray, dist: np.ndarray
                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``logit`` ``(100,)`` and chip colour ``best`` (prototype index, ``(100,)``) after the
-        patch network has read the doubtful cells (``patch_doubt``), with no reference the cells
-        glare clipped (``patch_clipped``), and the chips read white; and the network's class
-        probabilities ``(100, len(patch_net.CLASSES))`` (zero in the cells it did not read), for
-        judging white readings later (``vision.flipped``).
+        patch network has read the doubtful cells (``patch_doubt``) and the chips read white; and
+        the network's class probabilities ``(100, len(patch_net.CLASSES))`` (zero in the cells it
+        did not read), for judging white readings later (``vision.flipped``).
 
-        A doubtful or clipped cell's logit is blended with the network's. A chip the prototypes call white
+        A doubtful cell's logit is blended with the network's, and so, where a white chip can be
+        and there is no reference, is that of a cell read empty that glare clipped
+        (``patch_clipped``). A chip the prototypes call white
         but the network is sure (``patch_colour_sure``) is a team colour takes that colour: glare
         washes a blue or red chip to white in colour, not in the shape of its face and shadow.
         Where a white chip can be (``dist``: the allowed prototype distances), the network also
@@ -602,8 +606,6 @@ class CellReader:
         net = self.patch_net
         board = ~CORNER_MASK.ravel()
         doubt = (np.abs(logit) < cfg.patch_doubt) & board
-        if self._ref_lab is None:
-            doubt |= (feats["saturated"] > cfg.patch_clipped) & board
         white = names[best] == "flipped"
         white_at = np.flatnonzero(names == "flipped")
         faint = np.zeros(N_CELLS, bool)
@@ -611,6 +613,8 @@ class CellReader:
         if white_at.size and white_at.size < names.size:
             to_white = dist[:, white_at[0]]
             reachable = board & (to_white < cfg.unreachable_distance)
+            if self._ref_lab is None:
+                doubt |= reachable & (logit <= 0) & (feats["saturated"] > cfg.patch_clipped)
             faint = reachable & ~doubt & (logit <= 0) & (logit > -cfg.patch_white_doubt)
             near = to_white - dist[np.arange(N_CELLS), best] < cfg.patch_pale_margin
             pale = reachable & (logit > 0) & ~white & near
