@@ -156,14 +156,14 @@ class ReaderConfig:
     """Where a white chip can be, cells read empty whose central disc the camera clipped over more
     than this fraction are read by the patch network too, however sure the cue network is: glare
     takes the colour and edges the cues weigh, a white chip's on a white card most of all, not
-    the faint face and shadow the network sees. (With the true corners, hard frames of seeds
-    6000-6149 read 31 cells wrong without it and 25 with it at any value from 0.05 to 0.6; 31
-    again at 0.9. 1 or more never asks.) Asking about every clipped cell, chip or not, on either
-    edition, reads no more cells right there and costs the speed benchmark's reads 3.5 ms
-    (glare spots on normal frames). Not with an empty-board reference: its cues see what glare
-    changed, while the network, blind to the reference, takes a clipped white card for a white
-    chip (seed 6040, hard, classic, with its reference: 4 cells wrong without it, 7 with it,
-    four of them clipped cards read white)."""
+    the faint face and shadow the network sees. 1 or more never asks. (With the true corners,
+    hard frames of seeds 6000-6149 read 31 cells wrong without it and 25 with it. Asking about
+    every clipped cell, chip or not, on either edition, read the same 25 at any value from 0.05
+    to 0.6, and 31 at 0.9, but cost the speed benchmark's reads 3.5 ms: glare spots on normal
+    frames.) Not with an empty-board reference: its cues see what glare changed, while the
+    network, blind to the reference, takes a clipped white card for a white chip (seed 6040,
+    hard, classic, with its reference: 4 cells wrong without it, 7 with it, four of them
+    clipped cards read white)."""
     patch_weight: float = 1.0
     """Share of the patch network's logit in such a cell's final logit (the rest: the cue network's)."""
     patch_colour_sure: float = 0.9
@@ -594,9 +594,9 @@ class CellReader:
 
         A doubtful cell's logit is blended with the network's, and so, where a white chip can be
         and there is no reference, is that of a cell read empty that glare clipped
-        (``patch_clipped``). A chip the prototypes call white
-        but the network is sure (``patch_colour_sure``) is a team colour takes that colour: glare
-        washes a blue or red chip to white in colour, not in the shape of its face and shadow.
+        (``patch_clipped``). A chip the prototypes call white but the network is sure
+        (``patch_colour_sure``) is a team colour takes that colour: glare washes a blue or red
+        chip to white in colour, not in the shape of its face and shadow.
         Where a white chip can be (``dist``: the allowed prototype distances), the network also
         reads cells read empty but not by far (``patch_white_doubt``) and chips read in a team
         colour close to white (``patch_pale_margin``), and where it is sure of a white chip,
