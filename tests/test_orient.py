@@ -170,3 +170,26 @@ def test_the_art_joins_the_ink_only_where_it_places_the_grid(scenes):
         np.testing.assert_array_equal(off, z[window])
     own = with_court_art(z[1, 1], lattice, config, cells=12, window=(1, 1), white_border=1)
     assert own[0] > z[1, 1, 0] + 1.0 and int(np.argmax(own)) == 0
+
+
+def test_a_full_board_is_turned_by_the_network_where_it_doubts_only_the_placement():
+    """Seed 27176 (normal, classic, nearly every cell holding a chip): at the grid the locator
+    finds, the turn network names the right turn at about 0.87 and leaves the rest on "not the
+    board here", and the print's few visible cards tip the plain correlation to a wrong turn.
+    Given the grid is placed, the network is sure of the turn, and that turn is taken."""
+    from dataclasses import replace
+
+    from vision.locate import locate_grid
+    from vision.orient import OrientConfig
+
+    scene = render(random_spec(27176, edition="classic", difficulty="normal"))
+    fit = locate_grid(scene.frame)
+    assert fit
+    p = fit.details["turn_probabilities"]
+    assert p.max() < OrientConfig().turn_net_sure
+    off = orient_grid(scene.frame, fit.corners, edition="classic", turn_probabilities=p,
+                      config=replace(OrientConfig(), turn_net_placed_sure=1.0))
+    assert np.abs(off.corners - scene.corners).max() > 100.0
+    o = orient_grid(scene.frame, fit.corners, edition="classic", turn_probabilities=p)
+    assert np.abs(o.corners - scene.corners).max() < 10.0
+    assert o.confidence == pytest.approx(p.max())
