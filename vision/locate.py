@@ -71,6 +71,7 @@ from vision.orient import (
     lattice_pattern_z,
     net_turn,
     sure_turn,
+    sure_turn_given_placed,
     with_court_art,
     with_twin_cards,
 )
@@ -367,11 +368,10 @@ def _net_verdict(frame: np.ndarray, corners: np.ndarray, config: LocateConfig, i
     p = ask_turn_net(frame, corners, config.ink)
     refuses = p[NOT_PLACED] >= config.net_refuses and ink_z < config.net_overruled_z
     vouches = config.ink.turn_net_sure > 0 and sure_turn(p, config.ink) is not None
-    if vouches or not placed or config.climb_placed_sure <= 0 or p[:NOT_PLACED].max() < config.climb_placed_sure:
+    if vouches or not placed or config.climb_placed_sure <= 0 or config.ink.turn_net_sure <= 0 \
+            or sure_turn_given_placed(p, config.ink, config.climb_placed_sure) is None:
         return NetVerdict(vouches, bool(refuses), p)
-    turns = given_placed(p)
-    on_turn = config.ink.turn_net_sure > 0 and sure_turn(turns, config.ink) is not None
-    return NetVerdict(on_turn, bool(refuses), turns if on_turn else p, on_turn_alone=on_turn)
+    return NetVerdict(True, bool(refuses), given_placed(p), on_turn_alone=True)
 
 
 @dataclass(frozen=True)

@@ -104,7 +104,7 @@ class OrientConfig:
     board. At 0.99 it was sure on 73.8 %.)"""
     turn_net_placed_sure: float = 0.6
     """Where the network is not sure of a turn but names one at this probability and is sure of
-    it among the turns (``turn_net_sure`` of ``given_placed``), that turn is taken when the
+    it among the turns (``sure_turn_given_placed``), that turn is taken when the
     print's own turn is not decisive either: the grid ``orient_grid`` turns is placed on the
     cards already, and what the network keeps for "not the board here" is no doubt about the
     turn. (Seeds 27176, normal classic nearly full of chips, and 27341, hard Jumbo: the right
@@ -197,9 +197,8 @@ def orient_grid(
         sure = float(np.clip(z_margin / (2.0 * config.decisive_margin), 0.0, 1.0))
         confidence = max(confidence, sure) if int(ranked[0]) == best else sure
         best = int(ranked[0])
-    elif p is not None and (among := sure_turn(given_placed(p), config)) is not None \
-            and p[among[0]] >= config.turn_net_placed_sure:
-        best, confidence = among[0], float(p[among[0]])
+    elif p is not None and (named := sure_turn_given_placed(p, config, config.turn_net_placed_sure)) is not None:
+        best, confidence = named
     return Orientation(roll_corners(seen, best), best, confidence, tuple(float(s) for s in scores))
 
 
@@ -244,6 +243,17 @@ def given_placed(p: np.ndarray) -> np.ndarray:
     the turns' renormalised, ``NOT_PLACED`` 0."""
     turns = np.asarray(p, np.float64)[:NOT_PLACED]
     return np.append(turns / max(float(turns.sum()), 1e-12), 0.0)
+
+
+def sure_turn_given_placed(p: np.ndarray, config: OrientConfig, named_at: float) -> tuple[int, float] | None:
+    """The turn the network is sure of among the turns (``sure_turn`` of ``given_placed``) and
+    names at ``named_at`` or more in ``p`` ``(5,)`` itself, with that probability; None
+    otherwise. For a grid known to lie on the cards, where "not the board here" is no doubt
+    about the turn."""
+    told = sure_turn(given_placed(p), config)
+    if told is None or p[told[0]] < named_at:
+        return None
+    return told[0], float(p[told[0]])
 
 
 def ask_turn_net(frame: np.ndarray, corners: np.ndarray, config: OrientConfig) -> np.ndarray:
