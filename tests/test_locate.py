@@ -583,6 +583,38 @@ def test_a_climbed_grid_is_turned_by_the_network_even_where_it_doubts_the_placem
     assert found.orientation_confidence > 0.9
 
 
+def test_the_corner_network_may_move_an_outline_drawn_over_part_of_the_cards_to_the_whole_grid():
+    """Seed 28215, hard Jumbo on a checked tablecloth: the board network's card area has a hole,
+    so its outlines cover only the lower part of the cards, three or four cells short. The
+    corner network moves them onto the whole grid: eight to ten of the short outline's small
+    cells, about three of the grid's. Measured in the grid's cells that is a look at this
+    board, and the climb from there finds it and turns it right."""
+    import vision.locate as locate
+    from vision.geometry import apply_homography, grid_homography
+
+    scene = render(random_spec(28215, edition="jumbo", difficulty="hard"))
+    true = order_as_seen(scene.corners.astype(np.float32))
+    lower_rows = np.array([[0, 6], [10, 6], [10, 10], [0, 10]], np.float64)  # (the lower four rows)
+    short = apply_homography(grid_homography(true), lower_rows).astype(np.float32)
+    assert locate._move_in_nearer_cells(short, true) == pytest.approx(6.0, abs=0.01)  # (15 of the short cells)
+    assert locate._move_in_nearer_cells(true, short) == pytest.approx(6.0, abs=0.01)
+    assert_found_and_turned(scene, 0.25 * CELL)
+
+
+def test_a_climbed_grid_whose_finished_corners_the_network_doubts_gives_way_to_another_climb():
+    """Seed 28053, hard Jumbo, a small board under a lamp: only the climb places it. The first
+    climb ends with log-odds 5.6 and one corner about a cell off, and the fine corner network,
+    which cannot see that corner, leaves it 0.9 cells off: the network then rates the grid 2.8.
+    The climb from the outline as drawn is tried too, and its grid (rated 6.8) is returned,
+    every corner within a fifth of a cell; were 2.8 enough, the bent grid would be."""
+    from dataclasses import replace
+
+    scene = render(random_spec(28053, edition="jumbo", difficulty="hard"))
+    bent = locate_grid(scene.frame, config=replace(LocateConfig(), climb_min_odds=2.5))
+    assert bent and corner_error(bent.corners, order_as_seen(scene.corners)) > 0.5 * CELL
+    assert_found_and_turned(scene, 0.2 * CELL)
+
+
 def test_the_fine_corner_network_brings_a_corner_over_half_a_cell_off_home():
     """Seed 21461, hard Jumbo: the ink places the grid weakly (z 4.5) and the card gaps do not
     register it, so it is left with one corner 0.6 cells off: a false board. The fine corner

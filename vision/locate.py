@@ -185,9 +185,12 @@ def locate_grid(
     # Still none: the board network's outlines, pulled onto the grid by the turn network where
     # the print is too faint for the ink to place it (``_placed_by_climbing``), each from where
     # the corner network puts it first, then as drawn (``_climb_starts``). The first the network
-    # is sure is the board is taken; failing that, the first it is sure how to turn, given it is
-    # (``climb_placed_sure``: a later climb may lie on the grid where an earlier one is bent off).
-    kept_on_turn = None
+    # is sure is the board is taken, unless it rates the finished grid below ``climb_min_odds``
+    # (the climb left a corner off that the finish could not bring home): then the climbs from
+    # the other starts are tried for one it rates higher; failing that, the first it is sure
+    # how to turn, given it is (``climb_placed_sure``: a later climb may lie on the grid where
+    # an earlier one is bent off).
+    kept_on_turn, weak, weak_odds = None, None, float("-inf")
     if config.ink.turn_net_sure > 0:
         for quad in net_outlines[: config.net_climb_outlines]:
             for start in _climb_starts(frame, order_as_seen(quad), config):
@@ -197,10 +200,14 @@ def locate_grid(
                 match = InkMatch(corners, -1.0, -1.0, 0, framed=True)
                 rescued = _conclude(frame, gray, white, board, match, edition, config, by_climbing=True)
                 if rescued and not rescued.details["on_turn_alone"]:
-                    return rescued
-                if rescued and kept_on_turn is None:
+                    odds = net_odds(frame, rescued.corners)
+                    if odds >= config.climb_min_odds:
+                        return rescued
+                    if odds > weak_odds:
+                        weak, weak_odds = rescued, odds
+                elif rescued and kept_on_turn is None:
                     kept_on_turn = rescued
-    return kept_on_turn or fit
+    return weak or kept_on_turn or fit
 
 
 def _placed_by_climbing(frame, gray, white, quad: np.ndarray, config: LocateConfig) -> np.ndarray | None:
@@ -242,15 +249,24 @@ def _climb_starts(frame: np.ndarray, quad: np.ndarray, config: LocateConfig) -> 
     """Where to climb the outline ``quad`` ``(4, 2)`` (as seen) from: where the corner network
     (``vision.corner_net``, ``corner_looks`` times) sees the grid's corners, then as drawn
     (about one outline in twenty that lies within a cell, the network moves farther off).
-    Only as drawn where the network moves a corner more than ``corner_max_move`` of the
-    outline's cells or folds the outline."""
+    Only as drawn where the network moves a corner more than ``corner_max_move`` cells
+    (``_move_in_nearer_cells``) or folds the outline."""
     moved = _corner_net_look(frame, quad, REACH, config.corner_looks)
-    if moved is None:
-        return [quad]
-    uv = apply_homography(np.linalg.inv(grid_homography(quad)), moved.astype(np.float64))
-    if np.abs(uv - GRID_CORNERS_UV).max() > config.corner_max_move:
+    if moved is None or _move_in_nearer_cells(quad, moved) > config.corner_max_move:
         return [quad]
     return [order_as_seen(moved), quad]
+
+
+def _move_in_nearer_cells(a: np.ndarray, b: np.ndarray) -> float:
+    """How far the grid ``b`` ``(4, 2)`` lies from the grid ``a`` at its farthest corner, in
+    cells of whichever of the two grids makes it nearer: an outline drawn over only part of the
+    cards (a network's card area with a hole) has cells far smaller than the grid's, one drawn
+    around the margin larger. (``_moved_cells`` measures small moves in one mean cell.)"""
+    a, b = (np.asarray(q, np.float64) for q in (a, b))
+    return float(min(
+        np.abs(apply_homography(np.linalg.inv(grid_homography(x.astype(np.float32))), y) - GRID_CORNERS_UV).max()
+        for x, y in ((a, b), (b, a))
+    ))
 
 
 def _corner_net_look(frame: np.ndarray, corners: np.ndarray, view: CornerView, looks: int) -> np.ndarray | None:

@@ -158,16 +158,22 @@ class LocateConfig:
     washed-out boards (on 600 hard rendered frames, seeds 6000-6199, 6400-6499 and
     8000-8299, boards found went from 548 to 576, boards put in the wrong place from 4 to 2) ..."""
     corner_max_move: float = 6.0
-    """... unless it moves a corner farther than this, in the outline's cells (it sees three
-    around the outline, and an outline drawn inside the cards has cells smaller than the
-    grid's): that is a look at something else ..."""
+    """... unless it moves a corner farther than this, in the outline's cells or the grid's it
+    moved to, whichever are larger (it sees three cells around the outline each look; an
+    outline drawn over part of the cards has cells far smaller than the grid's: on seed 28215
+    the board network's card area has a hole, and the corner network's grid lay 8 to 10 of
+    the outline's cells away, 3 of its own): farther is a look at something else ..."""
     climb: ClimbConfig = field(default_factory=ClimbConfig)
     climb_min_odds: float = 3.0
     """... and one is kept from these log-odds (with the first turn network, of 502 climbed
     outlines 357 reached 4 or more, and 340 of those lay within half a cell of the grid; the
     network must still vouch for the grid once polished, so a climb to 3 is tried too: on 600
     hard rendered frames, seeds 21000-21599, that found 3 more boards, none in the wrong place;
-    with the refitted network, every board found there is found with the bar at 4 too) ..."""
+    with the refitted network, every board found there is found with the bar at 4 too). A
+    climbed grid the network rates below this once finished (the climb left a corner about a
+    cell off, where the finish cannot bring it home) gives way to the climbs from the other
+    starts, and the one it rates highest is kept (seed 28053: a corner 0.9 cells off rated
+    2.8, then every corner within 0.14 cells rated 6.8) ..."""
     climb_slack: float = 3.0
     """... and registered finer where the network's log-odds then fall by at most this much."""
     climb_placed_sure: float = 0.6
