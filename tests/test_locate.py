@@ -615,6 +615,18 @@ def test_a_climbed_grid_whose_finished_corners_the_network_doubts_gives_way_to_a
     assert_found_and_turned(scene, 0.2 * CELL)
 
 
+def test_a_small_board_the_board_network_outlines_cells_off_is_found_from_its_closer_look():
+    """Seed 28389, hard Jumbo: a small board (cells 18 px) on a bright checked tablecloth, a hand
+    reaching in. On the frame's thumbnail the board network outlines it 2.6 to 3.6 cells off,
+    too far for any climb. Looking again at a crop around its first outline, it outlines the
+    cards 0.4 cells off, and the climb from there finds the board and turns it right."""
+    from dataclasses import replace
+
+    scene = render(random_spec(28389, edition="jumbo", difficulty="hard"))
+    assert not locate_grid(scene.frame, config=replace(LocateConfig(), net_zoom=0.0))
+    assert_found_and_turned(scene, 0.25 * CELL)
+
+
 def test_the_fine_corner_network_brings_a_corner_over_half_a_cell_off_home():
     """Seed 21461, hard Jumbo: the ink places the grid weakly (z 4.5) and the card gaps do not
     register it, so it is left with one corner 0.6 cells off: a false board. The fine corner

@@ -183,31 +183,67 @@ def locate_grid(
             if rescued:
                 return rescued
     # Still none: the board network's outlines, pulled onto the grid by the turn network where
-    # the print is too faint for the ink to place it (``_placed_by_climbing``), each from where
-    # the corner network puts it first, then as drawn (``_climb_starts``). The first the network
-    # is sure is the board is taken, unless it rates the finished grid below ``climb_min_odds``
-    # (the climb left a corner off that the finish could not bring home): then the climbs from
-    # the other starts are tried for one it rates higher; failing that, the first it is sure
-    # how to turn, given it is (``climb_placed_sure``: a later climb may lie on the grid where
-    # an earlier one is bent off).
+    # the print is too faint for the ink to place it (``_rescued_by_climbing``); failing that,
+    # its outline of a closer look at the first (``_zoomed_net_outlines``: a small board).
+    if config.ink.turn_net_sure > 0 and config.net_climb_outlines > 0 and net_outlines:
+        rescued = _rescued_by_climbing(
+            frame, gray, white, board, net_outlines[: config.net_climb_outlines], edition, config
+        )
+        if rescued is None and config.net_zoom > 0:
+            zoomed = _zoomed_net_outlines(frame, net_outlines[0], config)[:1]
+            rescued = _rescued_by_climbing(frame, gray, white, board, zoomed, edition, config)
+        if rescued is not None:
+            return rescued
+    return fit
+
+
+def _rescued_by_climbing(frame, gray, white, board, outlines: list[np.ndarray], edition: str | None,
+                         config: LocateConfig) -> GridFit | None:
+    """The grid the turn network places by climbing from ``outlines`` (``_placed_by_climbing``),
+    each from where the corner network puts it first, then as drawn (``_climb_starts``); None
+    where it places none.
+
+    The first the network is sure is the board is taken, unless it rates the finished grid
+    below ``climb_min_odds`` (the climb left a corner off that the finish could not bring
+    home): then the climbs from the other starts are tried for one it rates higher; failing
+    that, the first it is sure how to turn, given it is (``climb_placed_sure``: a later climb
+    may lie on the grid where an earlier one is bent off).
+    """
     kept_on_turn, weak, weak_odds = None, None, float("-inf")
-    if config.ink.turn_net_sure > 0:
-        for quad in net_outlines[: config.net_climb_outlines]:
-            for start in _climb_starts(frame, order_as_seen(quad), config):
-                corners = _placed_by_climbing(frame, gray, white, start, config)
-                if corners is None:
-                    continue
-                match = InkMatch(corners, -1.0, -1.0, 0, framed=True)
-                rescued = _conclude(frame, gray, white, board, match, edition, config, by_climbing=True)
-                if rescued and not rescued.details["on_turn_alone"]:
-                    odds = net_odds(frame, rescued.corners)
-                    if odds >= config.climb_min_odds:
-                        return rescued
-                    if odds > weak_odds:
-                        weak, weak_odds = rescued, odds
-                elif rescued and kept_on_turn is None:
-                    kept_on_turn = rescued
-    return weak or kept_on_turn or fit
+    for quad in outlines:
+        for start in _climb_starts(frame, order_as_seen(quad), config):
+            corners = _placed_by_climbing(frame, gray, white, start, config)
+            if corners is None:
+                continue
+            match = InkMatch(corners, -1.0, -1.0, 0, framed=True)
+            rescued = _conclude(frame, gray, white, board, match, edition, config, by_climbing=True)
+            if rescued and not rescued.details["on_turn_alone"]:
+                odds = net_odds(frame, rescued.corners)
+                if odds >= config.climb_min_odds:
+                    return rescued
+                if odds > weak_odds:
+                    weak, weak_odds = rescued, odds
+            elif rescued and kept_on_turn is None:
+                kept_on_turn = rescued
+    return weak or kept_on_turn
+
+
+def _zoomed_net_outlines(frame: np.ndarray, quad: np.ndarray, config: LocateConfig) -> list[np.ndarray]:
+    """The board network's outlines ``(4, 2)`` (frame pixels, as seen) of a crop around its
+    outline ``quad``, ``net_zoom`` times its extent each way; none where that crop would be
+    over ``net_zoom_max_share`` of the frame (no closer a look).
+
+    On the frame's thumbnail a small board spans a few dozen pixels and the network outlines
+    it cells off; the crop shows it as large as the boards it learned from."""
+    h, w = frame.shape[:2]
+    low, high = np.asarray(quad, np.float64).min(axis=0), np.asarray(quad, np.float64).max(axis=0)
+    centre, half = (low + high) / 2.0, (high - low) / 2.0 * config.net_zoom
+    x0, y0 = np.maximum(np.floor(centre - half), 0).astype(int)
+    x1, y1 = np.minimum(np.ceil(centre + half), [w, h]).astype(int)
+    if (x1 - x0) * (y1 - y0) > config.net_zoom_max_share * w * h or min(x1 - x0, y1 - y0) < 2:
+        return []
+    view = load_board_net().view(frame[y0:y1, x0:x1])
+    return [order_as_seen(q + np.array([x0, y0], np.float32)) for q in mask_quads(view, config)]
 
 
 def _placed_by_climbing(frame, gray, white, quad: np.ndarray, config: LocateConfig) -> np.ndarray | None:

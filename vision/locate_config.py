@@ -150,7 +150,7 @@ class LocateConfig:
     network's first fit.)"""
     net_climb_outlines: int = 3
     """Where no placement passes, this many of the board network's outlines are pulled onto the
-    grid by the turn network (``_placed_by_climbing``) ..."""
+    grid by the turn network (``_placed_by_climbing``; 0: none, nor the closer look's) ..."""
     corner_looks: int = 2
     """... each first from where the corner network (``vision.corner_net``) sees the grid's
     corners after this many looks (0: only as drawn): the climb brings an outline home from
@@ -188,6 +188,16 @@ class LocateConfig:
     turned right, and put none in the wrong place. Taken before a later climb the network is
     sure of, one board came back 1.2 cells off; keeping climbs that reached log-odds 2 to 3
     for it too found 5 more and put 2 in the wrong place.)"""
+    net_zoom: float = 1.6
+    """Where no outline climbs onto the grid, the board network looks again at a crop this
+    many times the extent of its first outline each way (0: never), and the first outline it
+    draws there is climbed the same way: on the thumbnail of the whole frame a small board
+    spans a few dozen pixels, outlined cells off. (On the 20 boards left unfound in 2200
+    rendered frames, seeds 21000-21599, 27000-27599 and 28000-28599 in the benchmark's cycle
+    and 8000-8399 hard, this found 4, every corner within 0.16 cells, and put one 0.75 cells
+    off; boards found before are found as before, since it runs only where they are not.) ..."""
+    net_zoom_max_share: float = 0.5
+    """... unless the crop would cover more than this share of the frame (no closer look)."""
     polish_looks: int = 2
     """Looks the fine corner network (``vision.corner_net.FINE``) takes at a located grid the
     card gaps do not register (0: none). On the hard rendered frames of seeds 6000-6199 and
