@@ -236,14 +236,15 @@ def _zoomed_net_outlines(frame: np.ndarray, quad: np.ndarray, config: LocateConf
     On the frame's thumbnail a small board spans a few dozen pixels and the network outlines
     it cells off; the crop shows it as large as the boards it learned from."""
     h, w = frame.shape[:2]
-    low, high = np.asarray(quad, np.float64).min(axis=0), np.asarray(quad, np.float64).max(axis=0)
+    q = np.asarray(quad, np.float64)
+    low, high = q.min(axis=0), q.max(axis=0)
     centre, half = (low + high) / 2.0, (high - low) / 2.0 * config.net_zoom
     x0, y0 = np.maximum(np.floor(centre - half), 0).astype(int)
     x1, y1 = np.minimum(np.ceil(centre + half), [w, h]).astype(int)
     if (x1 - x0) * (y1 - y0) > config.net_zoom_max_share * w * h or min(x1 - x0, y1 - y0) < 2:
         return []
     view = load_board_net().view(frame[y0:y1, x0:x1])
-    return [order_as_seen(q + np.array([x0, y0], np.float32)) for q in mask_quads(view, config)]
+    return [outline + np.array([x0, y0], np.float32) for outline in mask_quads(view, config)]
 
 
 def _placed_by_climbing(frame, gray, white, quad: np.ndarray, config: LocateConfig) -> np.ndarray | None:
