@@ -586,8 +586,8 @@ def test_a_climbed_grid_is_turned_by_the_network_even_where_it_doubts_the_placem
 def test_the_corner_network_may_move_an_outline_drawn_over_part_of_the_cards_to_the_whole_grid():
     """Seed 28215, hard Jumbo on a checked tablecloth: the board network's card area has a hole,
     so its outlines cover only the lower part of the cards, three or four cells short. The
-    corner network moves them onto the whole grid: eight to ten of the short outline's small
-    cells, about three of the grid's. Measured in the grid's cells that is a look at this
+    corner network moves them onto the whole grid: 7 to 12 of the short outline's small cells,
+    3.5 to 4.8 of the grid's. Measured in the grid's cells that is a look at this
     board, and the climb from there finds it and turns it right."""
     import vision.locate as locate
     from vision.geometry import apply_homography, grid_homography

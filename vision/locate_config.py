@@ -161,8 +161,8 @@ class LocateConfig:
     """... unless it moves a corner farther than this, in the outline's cells or the grid's it
     moved to, whichever are larger (it sees three cells around the outline each look; an
     outline drawn over part of the cards has cells far smaller than the grid's: on seed 28215
-    the board network's card area has a hole, and the corner network's grid lay 8 to 10 of
-    the outline's cells away, 3 of its own): farther is a look at something else ..."""
+    the board network's card area has a hole, and the corner network's grid lay 7 to 12 of
+    the outline's cells away, 3.5 to 4.8 of its own): farther is a look at something else ..."""
     climb: ClimbConfig = field(default_factory=ClimbConfig)
     climb_min_odds: float = 3.0
     """... and one is kept from these log-odds (with the first turn network, of 502 climbed
