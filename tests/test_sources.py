@@ -189,6 +189,58 @@ def test_close_stops_the_thread_and_releases_the_device() -> None:
     assert source.read(timeout=0.01) is None
 
 
+class ModeCamera(FakeCamera):
+    """A webcam with a few modes that starts in 640x480, as most do, and takes the nearest mode
+    to the frame size asked (as V4L2 drivers do); it records what it was asked, in order."""
+
+    MODES = ((640, 480), (1280, 720), (1920, 1080))
+
+    def __init__(self, frames: int = 200) -> None:
+        super().__init__([], period_s=0.002)
+        self.frames = frames
+        self.mode = self.MODES[0]
+        self.asked: list[tuple[int, float]] = []
+
+    def set(self, prop: int, value: float) -> bool:
+        self.asked.append((prop, value))
+        if prop == cv2.CAP_PROP_FRAME_WIDTH:
+            self.mode = min(self.MODES, key=lambda m: abs(m[0] - value))
+        return True
+
+    def get(self, prop: int) -> float:
+        return {cv2.CAP_PROP_FRAME_WIDTH: self.mode[0], cv2.CAP_PROP_FRAME_HEIGHT: self.mode[1],
+                cv2.CAP_PROP_FPS: 30.0}.get(prop, 0.0)
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        time.sleep(self.period_s)
+        if self.released or self.frames <= 0:
+            return False, None
+        self.frames -= 1
+        return True, picture(100 + self.frames % 50, size=(self.mode[1], self.mode[0]))
+
+
+def test_a_webcam_is_asked_for_hd_frames_again_on_every_reconnect() -> None:
+    first, second = ModeCamera(frames=5), ModeCamera()
+    bench = CameraBench(first, second)
+    with open_source(0, fps=10, capture_factory=bench, config=FAST) as source:
+        assert wait_for(lambda: len(bench.handed) >= 2 and source.state == "connected", timeout=5)
+        frame = source.read(timeout=2)
+    assert frame is not None and frame.image.shape == (720, 1280, 3)
+    for camera in (first, second):
+        # the size first, then the rate: drivers reset the rate when the size changes
+        assert camera.asked == [(cv2.CAP_PROP_FRAME_WIDTH, 1280), (cv2.CAP_PROP_FRAME_HEIGHT, 720),
+                                (cv2.CAP_PROP_FPS, 10)]
+
+
+def test_a_webcam_keeps_its_own_frame_size_when_none_is_configured() -> None:
+    camera = ModeCamera()
+    config = SourceConfig(camera_size=None)
+    with open_source(0, capture_factory=CameraBench(camera), config=config) as source:
+        frame = source.read(timeout=2)
+    assert frame is not None and frame.image.shape == (480, 640, 3)
+    assert camera.asked == []
+
+
 def test_camera_that_never_comes_back_fails_after_the_limit() -> None:
     config = SourceConfig(backoff_initial_s=0.01, backoff_max_s=0.02, failed_reads_to_drop=2,
                           failed_read_pause_s=0.001, max_reconnect_attempts=3)

@@ -81,6 +81,10 @@ class SourceConfig:
     """A frame whose mean brightness (0..255) is below this is ``dark``."""
     check_stride: int = 8
     """Pixel stride of the subsample used for the frozen and dark checks (speed)."""
+    camera_size: tuple[int, int] | None = (1280, 720)
+    """Frame size ``(width, height)`` asked of a webcam; the driver picks its nearest mode. Without
+    asking, most webcams deliver 640x480, where a board filling a third of the picture has cells
+    some 20 pixels wide and the print blurs away. None: take what the camera gives."""
 
 
 DEFAULT_CONFIG = SourceConfig()
@@ -686,8 +690,10 @@ def _open_webcam(index: int, *, fps: float | None, config: SourceConfig, factory
     capture = _open_or_none(factory, index)
     if capture is None:
         raise SourceError(f"no camera at index {index} (is it plugged in, or in use by another program?)")
-    _request_fps(capture, fps)
-    return LiveSource(lambda: _request_fps(factory(index), fps), description=description or f"webcam {index}",
+    _request_mode(capture, fps, config.camera_size)
+    name = description or f"webcam {index}"
+    _log_size(name, capture)
+    return LiveSource(lambda: _request_mode(factory(index), fps, config.camera_size), description=name,
                       fps=fps or _video_fps(capture, config), first=capture, config=config)
 
 
@@ -698,8 +704,9 @@ def _open_device(path: str, *, fps: float | None, config: SourceConfig,
     capture = _open_or_none(factory, path)
     if capture is None:
         raise SourceError(f"cannot open camera device {path} (in use by another program, or no permission?)")
-    _request_fps(capture, fps)
-    return LiveSource(lambda: _request_fps(factory(path), fps), description=f"camera {path}",
+    _request_mode(capture, fps, config.camera_size)
+    _log_size(f"camera {path}", capture)
+    return LiveSource(lambda: _request_mode(factory(path), fps, config.camera_size), description=f"camera {path}",
                       fps=fps or _video_fps(capture, config), first=capture, config=config)
 
 
@@ -814,8 +821,24 @@ def _open_or_none(factory: CaptureFactory, target: object) -> CaptureLike | None
     return None
 
 
-def _request_fps(capture: CaptureLike, fps: float | None) -> CaptureLike:
+def _request_mode(capture: CaptureLike, fps: float | None, size: tuple[int, int] | None) -> CaptureLike:
+    """Ask a webcam for a frame size, then a frame rate (in that order: a driver resets the rate
+    when the size changes); a camera that cannot oblige keeps its own mode."""
     setter = getattr(capture, "set", None)
-    if fps and setter is not None:
+    if setter is None:
+        return capture
+    if size is not None:
+        setter(cv2.CAP_PROP_FRAME_WIDTH, float(size[0]))
+        setter(cv2.CAP_PROP_FRAME_HEIGHT, float(size[1]))
+    if fps:
         setter(cv2.CAP_PROP_FPS, float(fps))
     return capture
+
+
+def _log_size(name: str, capture: CaptureLike) -> None:
+    """Log the frame size a camera says it delivers (the one asked for, or its nearest mode)."""
+    get = getattr(capture, "get", None)
+    if get is not None:
+        width, height = float(get(cv2.CAP_PROP_FRAME_WIDTH)), float(get(cv2.CAP_PROP_FRAME_HEIGHT))
+        if width > 0 and height > 0:
+            logger.info("%s: %.0fx%.0f frames", name, width, height)
