@@ -130,6 +130,21 @@ def test_green_chips_overrule_a_guessed_jumbo_shape():
     assert np.array_equal(np.array(det.labels)[visible], np.array(seen.labels)[visible])
 
 
+def test_once_the_chips_tell_the_edition_no_chip_of_the_other_set_is_read():
+    # A yellow chip (only the Jumbo mat has them) among green ones on the classic board: the
+    # green chips say classic, so the yellow one is read again with the classic colours.
+    labels = [list(row) for row in render(random_spec(1006, edition="classic", difficulty="easy")).labels]
+    for r, c in ((1, 1), (4, 6), (7, 3), (2, 8)):
+        labels[r][c] = "green"
+    labels[5][5] = "yellow"
+    seen = render(random_spec(1006, edition="classic", difficulty="easy", labels=labels))
+    det = detect(seen.frame, corners=seen.corners)
+    assert det.edition == "classic"
+    read = np.array(det.labels)
+    assert read[5, 5] in ("blue", "green", "red")  # still a chip, in one of the board's colours
+    assert not np.isin(read, ["yellow", "flipped"]).any()
+
+
 def test_the_edition_follows_the_chips_counted_not_a_stray_misread():
     from vision.detect import _edition_of_chips
 

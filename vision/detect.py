@@ -21,7 +21,7 @@ import numpy as np
 from engine.labels import TEAM_COLOURS, edition_of_colours
 from engine.layout import EDITIONS, SIZE
 from vision.classify import CellReader, CellReading, ReaderConfig
-from vision.colour import DEFAULT_PROTOTYPES, ColourModel
+from vision.colour import DEFAULT_PROTOTYPES, ColourModel, default_labels
 from vision.flipped import FlippedPrior, read_flipped_as_lines
 from vision.geometry import GridFit, guess_edition
 from vision.locate import LocateConfig, locate_grid
@@ -283,11 +283,13 @@ def detect(
         # The grid's shape is a weak witness of the edition (it needs the camera's focal length);
         # the chips are a strong one: green chips come only with the classic board, yellow only
         # with the Jumbo mat.
+        # Once they have told it, a chip of the other set (a yellow one read on the classic
+        # board) is a misreading: read again with the told edition's chips only.
         told = _edition_of_chips(reader.seen_colours(frame, placed.corners, reading))
-        if told is not None and told != placed.edition:
-            log.info("the chips say %s, not the guessed %s: read again", told, placed.edition)
+        if told is not None and (told != placed.edition or _foreign_chips(reading.labels, told)):
+            log.info("the chips say %s (guessed %s): read again with its chips", told, placed.edition)
             placed = replace(placed, edition=told)
-            _, reading = _read(frame, placed, reference, profile, edition_known, config, timings)
+            _, reading = _read(frame, placed, reference, profile, edition_known, config, timings, told=True)
     timings["total"] = 1000.0 * (time.perf_counter() - start)
     return Detection(
         corners=placed.corners,
@@ -315,15 +317,29 @@ def _edition_of_chips(labels: list[list[str]], min_chips: int = 1, ratio: float 
     return None
 
 
+def _foreign_chips(labels: list[list[str]], edition: str) -> bool:
+    """Whether ``labels`` hold a team colour ``edition``'s chip set does not have (yellow on the
+    classic board, green on the Jumbo mat)."""
+    own = _team_colours(edition)
+    return any(v not in own for row in labels for v in row if v in TEAM_COLOURS)
+
+
+def _team_colours(edition: str) -> tuple[str, ...]:
+    """The team colours of ``edition``'s chip set."""
+    return tuple(c for c in default_labels(edition) if c in TEAM_COLOURS)
+
+
 def _read(frame: np.ndarray, placed: _Placement, reference: np.ndarray | None, profile: Any,
-          edition_known: bool, config: DetectConfig, timings: dict[str, float]) -> tuple[CellReader, CellReading]:
+          edition_known: bool, config: DetectConfig, timings: dict[str, float], *,
+          told: bool = False) -> tuple[CellReader, CellReading]:
     """Read every cell of the placed grid (compared with the empty board when there is one);
-    the reader too, for a second look at the same cells."""
+    the reader too, for a second look at the same cells. ``told``: the chips told the edition
+    (see ``_colour_model``)."""
     # Compared with the empty board, a white chip on a white card is plain to see, so when the
     # edition is only guessed a white chip may be read on either (and then tells the edition);
     # without that comparison, white cards of the classic board would be taken for chips.
     with_reference = reference is not None and placed.reference_corners is not None
-    model = _colour_model(profile, placed.edition, edition_known, white_possible=with_reference)
+    model = _colour_model(profile, placed.edition, edition_known, white_possible=with_reference, told=told)
     reader = CellReader(edition=placed.edition, colour_model=model, config=config.reader)
     if with_reference:
         with _timed(timings, "reference"):
@@ -338,16 +354,20 @@ def _read(frame: np.ndarray, placed: _Placement, reference: np.ndarray | None, p
         return reader, reading
 
 
-def _colour_model(profile: Any, edition: str, edition_known: bool, *, white_possible: bool = False) -> ColourModel:
+def _colour_model(profile: Any, edition: str, edition_known: bool, *, white_possible: bool = False,
+                  told: bool = False) -> ColourModel:
     """The profile's colour model when it has one, else the edition's defaults; when the edition
-    was only guessed, every team colour (a wrong guess must not turn green chips yellow), and
-    white chips when the guess is Jumbo or ``white_possible``."""
+    was only guessed, every team colour (a wrong guess must not turn green chips yellow), or the
+    edition's team colours where the chips ``told`` it, and white chips when the edition is
+    Jumbo or ``white_possible`` (a washed-out chip the prototypes call white is still given its
+    team colour by the patch network, see ``CellReader.decide``)."""
     data = getattr(profile, "colour_model", None) if profile is not None else None
     if data:
         return ColourModel.from_dict(data)
     if edition_known:
         return ColourModel.default(edition)
-    labels = (*TEAM_COLOURS, "flipped") if edition == "jumbo" or white_possible else TEAM_COLOURS
+    teams = _team_colours(edition) if told else TEAM_COLOURS
+    labels = (*teams, "flipped") if edition == "jumbo" or white_possible else teams
     return ColourModel({name: DEFAULT_PROTOTYPES[name] for name in labels})
 
 
