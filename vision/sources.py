@@ -690,11 +690,7 @@ def _open_webcam(index: int, *, fps: float | None, config: SourceConfig, factory
     capture = _open_or_none(factory, index)
     if capture is None:
         raise SourceError(f"no camera at index {index} (is it plugged in, or in use by another program?)")
-    _request_mode(capture, fps, config.camera_size)
-    name = description or f"webcam {index}"
-    _log_size(name, capture)
-    return LiveSource(lambda: _request_mode(factory(index), fps, config.camera_size), description=name,
-                      fps=fps or _video_fps(capture, config), first=capture, config=config)
+    return _live_camera(capture, index, description or f"webcam {index}", fps=fps, config=config, factory=factory)
 
 
 def _open_device(path: str, *, fps: float | None, config: SourceConfig,
@@ -704,9 +700,16 @@ def _open_device(path: str, *, fps: float | None, config: SourceConfig,
     capture = _open_or_none(factory, path)
     if capture is None:
         raise SourceError(f"cannot open camera device {path} (in use by another program, or no permission?)")
+    return _live_camera(capture, path, f"camera {path}", fps=fps, config=config, factory=factory)
+
+
+def _live_camera(capture: CaptureLike, target: int | str, name: str, *, fps: float | None, config: SourceConfig,
+                 factory: CaptureFactory) -> LiveSource:
+    """A live source over a camera just opened at ``target``, asked for its mode (and asked
+    again each time it is reopened after a drop)."""
     _request_mode(capture, fps, config.camera_size)
-    _log_size(f"camera {path}", capture)
-    return LiveSource(lambda: _request_mode(factory(path), fps, config.camera_size), description=f"camera {path}",
+    _log_size(name, capture)
+    return LiveSource(lambda: _request_mode(factory(target), fps, config.camera_size), description=name,
                       fps=fps or _video_fps(capture, config), first=capture, config=config)
 
 
