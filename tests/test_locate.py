@@ -655,6 +655,22 @@ def test_a_board_whose_print_is_plain_is_kept_whatever_the_turn_network_says(mon
     assert not locate_grid(scene.frame, config=replace(LocateConfig(), net_overruled_z=100.0))
 
 
+def test_a_grid_bent_a_cell_off_under_a_hand_gives_way_where_the_network_and_the_print_both_prefer_another(
+        monkeypatch):
+    """Seed 29736, hard classic, hands over the top left: the grid found there is bent, two
+    corners 0.8 and 1.1 cells off, yet its print reads z 7, so the turn network's refusal is
+    overruled. The network climbs from it to a grid it vouches for, whose print reads plainer
+    still (8.9), and that one is returned; without the climb, the bent grid would be."""
+    import vision.locate as locate
+
+    scene = render(random_spec(29736, edition="classic", difficulty="hard"))
+    assert_found_and_turned(scene, 0.2 * CELL)
+    monkeypatch.setattr(locate, "_climbed_past_overruled", lambda *args: None)
+    bent = locate_grid(scene.frame)
+    assert bent and bent.details["ink_z"] >= LocateConfig().net_overruled_z
+    assert corner_error(bent.corners, order_as_seen(scene.corners)) > 0.5 * CELL
+
+
 def test_the_empty_board_search_lets_the_turn_network_refuse_a_grid_on_the_tablecloth(monkeypatch):
     """Seed 6186 (hard, classic, empty board on a gingham cloth): the cloth's checks are a
     lattice of gaps, which places a grid there whose ink then passes the placed test by chance.

@@ -228,6 +228,26 @@ def _rescued_by_climbing(frame, gray, white, board, outlines: list[np.ndarray], 
     return weak or kept_on_turn
 
 
+def _climbed_past_overruled(frame, gray, white, board, corners: np.ndarray, edition: str | None,
+                            config: LocateConfig) -> GridFit | None:
+    """Where the ink overruled the turn network's refusal of the grid ``corners`` (as seen),
+    the grid the network places by climbing from it (``_rescued_by_climbing``), if it vouches
+    for that one at ``climb_min_odds`` and the print shows the layout there at least as plainly
+    (pattern z at the corners as they are); else None, and the ink's grid stands.
+
+    The ink's plain print is a grid's strongest witness, yet a hand over one edge can leave
+    a grid bent a cell off there whose print still reads z 7 (seed 29736: two corners 0.8 and
+    1.1 cells off read 7.0, the true grid 8.9; the network refuses the first outright and
+    climbs from it to within 0.1 cell). Both witnesses must prefer the climbed grid: where the
+    network is wrong (a real board unlike those it learned), the ink keeps its grid."""
+    rescued = _rescued_by_climbing(frame, gray, white, board, [corners], edition, config)
+    if rescued is None or rescued.details["on_turn_alone"] or net_odds(frame, rescued.corners) < config.climb_min_odds:
+        return None
+    if ink_match(frame, rescued.corners, config, reach=0).z < ink_match(frame, corners, config, reach=0).z:
+        return None
+    return rescued
+
+
 def _zoomed_net_outlines(frame: np.ndarray, quad: np.ndarray, config: LocateConfig) -> list[np.ndarray]:
     """The board network's outlines ``(4, 2)`` (frame pixels, as seen) of a crop around its
     outline ``quad``, ``net_zoom`` times its extent each way; none where that crop would be
@@ -363,6 +383,10 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
     verdict = _net_verdict(frame, best.corners, config, best.z, placed=by_climbing)
     if verdict.refuses or (by_net and not verdict.vouches):
         return GridFit.failed("no board: the turn network sees no board under the best grid", score=best.z)
+    if verdict.overruled and not by_climbing:
+        climbed = _climbed_past_overruled(frame, gray, white, board, best.corners, edition, config)
+        if climbed is not None:
+            return climbed
     # The shape only (no aspect): the print has shown the layout cell by cell, which a grid of
     # the wrong proportions cannot, while the aspect measured from one view can be far off
     # (a cropped photo, a lens whose centre is not the image's).
@@ -405,6 +429,8 @@ class NetVerdict:
     the board is there where it vouches ``on_turn_alone``."""
     on_turn_alone: bool = False
     """It vouches for a grid it placed itself, sure of the turn but not of the placement."""
+    overruled: bool = False
+    """It would refuse the grid, but the grid's ink shows the layout too plainly (``net_overruled_z``)."""
 
 
 def _net_verdict(frame: np.ndarray, corners: np.ndarray, config: LocateConfig, ink_z: float = -1.0,
@@ -419,11 +445,12 @@ def _net_verdict(frame: np.ndarray, corners: np.ndarray, config: LocateConfig, i
     if not config.use_net:
         return NetVerdict()
     p = ask_turn_net(frame, corners, config.ink)
-    refuses = p[NOT_PLACED] >= config.net_refuses and ink_z < config.net_overruled_z
+    doubts = bool(p[NOT_PLACED] >= config.net_refuses)
+    refuses = doubts and ink_z < config.net_overruled_z
     vouches = config.ink.turn_net_sure > 0 and sure_turn(p, config.ink) is not None
     if vouches or not placed or config.climb_placed_sure <= 0 or config.ink.turn_net_sure <= 0 \
             or sure_turn_given_placed(p, config.ink, config.climb_placed_sure) is None:
-        return NetVerdict(vouches, bool(refuses), p)
+        return NetVerdict(vouches, refuses, p, overruled=doubts and not refuses)
     return NetVerdict(True, bool(refuses), given_placed(p), on_turn_alone=True)
 
 
