@@ -437,8 +437,9 @@ def _net_verdict(frame: np.ndarray, corners: np.ndarray, config: LocateConfig, i
                  *, placed: bool = False) -> NetVerdict:
     """The turn network's verdict on the grid ``corners`` (as seen) whose ink reads ``ink_z``;
     none where it is not asked (``use_net`` off). It refuses no grid whose ink reads
-    ``net_overruled_z`` or more, and vouches for none where it may not tell turns
-    (``turn_net_sure`` 0, as on an empty board: there it may still refuse a grid). ``placed``:
+    ``net_overruled_z`` or more (it is ``overruled`` there), and vouches for none where it may
+    not tell turns (``turn_net_sure`` 0, as on an empty board: there it may still refuse a
+    grid). ``placed``:
     the network itself has placed the grid (a climb), so where it is not sure of the grid but
     names one turn at ``climb_placed_sure``, it is asked only which turn (``given_placed``;
     those probabilities are returned)."""
