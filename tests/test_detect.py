@@ -209,3 +209,15 @@ def test_no_board_in_the_reference_nor_the_frame_says_both():
     det = detect(table, reference=table)
     assert not det
     assert "reference image" in det.reason and "nor in the frame" in det.reason
+
+
+def test_a_profile_calibrated_on_frames_of_another_shape_leaves_the_board_to_be_found(scene):
+    class SquareFrameProfile:  # calibrated on a square frame, scaled corners would lie elsewhere
+        edition = "classic"
+        corners = (scene.corners * 0.8).tolist()
+        frame_size = (scene.frame.shape[1], scene.frame.shape[1])
+        colour_model = None
+
+    det = detect(scene.frame, profile=SquareFrameProfile())
+    assert det and det.source == "located"
+    assert np.allclose(det.corners, scene.corners, atol=1.5)

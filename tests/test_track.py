@@ -832,3 +832,40 @@ def test_searching_backs_off_while_no_board_is_in_view_and_finds_it_when_it_appe
     found = next(i for i, u in enumerate(out) if u.corners is not None)
     assert found * frame <= 2.0 + frame + 1e-9
     assert tracker._failed_searches == 0
+
+
+def profile_for(table: Table, *, size: tuple[int, int], scale: float) -> SimpleNamespace:
+    """A calibration profile noted on frames of ``size``, its corners the table's times ``scale``."""
+    return SimpleNamespace(edition="classic", corners=(table.corners() * scale).tolist(), frame_size=size,
+                           colour_model=None)
+
+
+def test_a_profile_calibrated_at_another_resolution_locks_on_its_corners_scaled() -> None:
+    table = Table()
+    frame = table.frame()
+    h, w = frame.shape[:2]
+    reader = CentreColourReader(frame, table.corners())
+    tracker = BoardTracker(profile=profile_for(table, size=(w * 2, h * 2), scale=2.0), reader=reader)
+    tracker.update(frame, t=0.0, index=0)
+    assert tracker.corners is not None
+    assert np.allclose(tracker.corners, table.corners(), atol=0.5)
+
+
+def test_a_profile_calibrated_on_frames_of_another_shape_finds_the_board_instead(monkeypatch) -> None:
+    # (calibrated at 4:3, the camera now gives 16:9, a crop: the profile's corners do not carry over)
+    table = Table()
+    frame = table.frame()
+    h, w = frame.shape[:2]
+    searched: list[tuple[int, ...]] = []
+
+    def locate(self: BoardTracker, image: np.ndarray) -> np.ndarray:
+        searched.append(image.shape)
+        return table.corners()
+
+    monkeypatch.setattr(BoardTracker, "_locate", locate)
+    assert w * 3 != h * 4
+    profile = profile_for(table, size=(w, round(w * 3 / 4)), scale=1.3)
+    tracker = BoardTracker(profile=profile, reader=CentreColourReader(frame, table.corners()))
+    tracker.update(frame, t=0.0, index=0)
+    assert searched == [frame.shape]
+    assert np.allclose(tracker.corners, table.corners(), atol=0.5)

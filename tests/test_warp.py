@@ -72,3 +72,13 @@ def test_bad_corners_are_refused(bad):
 def test_unknown_edition_is_refused():
     with pytest.raises(ValueError, match="edition"):
         grid_geometry("travel")
+
+
+def test_corners_follow_a_camera_resolution_but_not_a_change_of_picture_shape():
+    from vision.warp import corners_in_frame
+
+    corners = np.array([[100, 50], [500, 60], [520, 400], [90, 390]], np.float32)
+    assert np.array_equal(corners_in_frame(corners, None, (720, 1280, 3)), corners)
+    assert np.array_equal(corners_in_frame(corners, (1280, 720), (720, 1280, 3)), corners)
+    assert np.allclose(corners_in_frame(corners, (640, 360), (1080, 1920, 3)), corners * 3)
+    assert corners_in_frame(corners, (640, 480), (720, 1280, 3)) is None  # 4:3 then 16:9: a crop

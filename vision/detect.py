@@ -25,7 +25,7 @@ from vision.colour import DEFAULT_PROTOTYPES, ColourModel, default_labels
 from vision.flipped import FlippedPrior, read_flipped_as_lines
 from vision.geometry import GridFit, guess_edition
 from vision.locate import LocateConfig, locate_grid
-from vision.warp import check_corners, check_frame
+from vision.warp import check_corners, check_frame, corners_in_frame
 
 log = logging.getLogger(__name__)
 
@@ -144,14 +144,14 @@ def _turn_probabilities(fit: GridFit, config: LocateConfig) -> np.ndarray | None
     return fit.details.get("turn_probabilities")
 
 
-def _profile_corners(profile: Any, frame: np.ndarray) -> np.ndarray:
-    """The profile's corners in ``frame``'s pixels: scaled when the camera now delivers another
-    resolution than at calibration (``profile.frame_size``, ``(width, height)``)."""
-    corners = check_corners(profile.corners)
-    size = getattr(profile, "frame_size", None)
-    if size:
-        scale = np.array([frame.shape[1] / float(size[0]), frame.shape[0] / float(size[1])], np.float32)
-        corners = corners * scale
+def _profile_corners(profile: Any, frame: np.ndarray) -> np.ndarray | None:
+    """The profile's corners in ``frame``'s pixels (``corners_in_frame``): scaled when the camera
+    now delivers another resolution than at calibration (``profile.frame_size``); None when it
+    delivers another aspect."""
+    corners = corners_in_frame(profile.corners, getattr(profile, "frame_size", None), frame.shape)
+    if corners is None:
+        log.info("the profile was calibrated on %s frames, not %dx%d: finding the board again",
+                 "x".join(map(str, profile.frame_size)), frame.shape[1], frame.shape[0])
     return corners
 
 
@@ -209,8 +209,9 @@ def _place(
         return _Placement(given, chosen, 1.0, "corners", reference_corners=ref_corners)
     if reference is not None:
         ref_frame = check_frame(reference)
-        if profile is not None:
-            ref_place = _Placement(_profile_corners(profile, ref_frame), edition, 1.0, "profile")
+        ref_corners = _profile_corners(profile, ref_frame) if profile is not None else None
+        if ref_corners is not None:
+            ref_place = _Placement(ref_corners, edition, 1.0, "profile")
         else:
             ref_place = _locate_and_orient(ref_frame, edition, timings, config.reference_locate)
             if not ref_place:
@@ -242,8 +243,9 @@ def _place(
         # located afresh: the empty board still tells each cell's empty look
         return _Placement(placed.corners, placed.edition, placed.orientation_confidence, placed.source,
                           placed.reason, reference_corners=ref_place.corners)
-    if profile is not None:
-        return _Placement(_profile_corners(profile, frame), edition or config.default_edition, 1.0, "profile")
+    profile_corners = _profile_corners(profile, frame) if profile is not None else None
+    if profile_corners is not None:
+        return _Placement(profile_corners, edition or config.default_edition, 1.0, "profile")
     return _locate_and_orient(frame, edition, timings, config.locate)
 
 

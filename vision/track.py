@@ -72,6 +72,7 @@ from vision.motion import (
     warp_displacement,
 )
 from vision.track_config import TrackConfig
+from vision.warp import corners_in_frame
 
 log = logging.getLogger(__name__)
 
@@ -153,13 +154,15 @@ class BoardTracker:
             edition = getattr(profile, "edition", None)
         if edition is not None and edition not in EDITIONS:
             raise ValueError(f"unknown edition {edition!r}; expected one of: {', '.join(EDITIONS)}")
+        given_size = None
         if corners is None and profile is not None and getattr(profile, "corners", None) is not None:
-            corners = profile.corners
+            corners, given_size = profile.corners, getattr(profile, "frame_size", None)
         self.config = config
         self.edition = edition
         self.profile = profile
         self.reference = reference
         self._given = None if corners is None else np.asarray(corners, dtype=np.float32).reshape(4, 2)
+        self._given_size: tuple[int, int] | None = given_size  # the frame (width, height) they are in
         self._reader: Any = reader
         self._own_reader = reader is None
         self._fit_checked_at = -math.inf
@@ -249,10 +252,17 @@ class BoardTracker:
     def _acquire(self, frame: np.ndarray, t: float) -> bool:
         """Lock onto the given corners, or locate the board (throttled); True once locked."""
         if self._given is not None:
-            # Given corners tell the grid's shape: the Jumbo mat's cells are wider than tall.
-            self.edition = self.edition or guess_edition(self._given, (frame.shape[1], frame.shape[0]))[0]
-            self._lock(self._given, frame)
-            return True
+            given = corners_in_frame(self._given, self._given_size, frame.shape)
+            if given is None:
+                # A profile calibrated on frames of another shape: its corners do not carry over.
+                log.warning("the profile's corners are for %s frames, the camera gives %dx%d: finding the board",
+                            "x".join(map(str, self._given_size or ())), frame.shape[1], frame.shape[0])
+                self._given = None
+            else:
+                # Given corners tell the grid's shape: the Jumbo mat's cells are wider than tall.
+                self.edition = self.edition or guess_edition(given, (frame.shape[1], frame.shape[0]))[0]
+                self._lock(given, frame)
+                return True
         if t - self._last_search < self._search_interval():
             return False
         self._last_search = t

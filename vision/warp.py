@@ -40,6 +40,26 @@ def check_corners(corners: object) -> np.ndarray:
     return pts.astype(np.float32)
 
 
+SAME_ASPECT = 0.01
+"""Relative difference of width/height under which two frame sizes show the same picture."""
+
+
+def corners_in_frame(corners: object, size: tuple[int, int] | None, frame_shape: tuple[int, ...]) -> np.ndarray | None:
+    """``corners`` noted in a frame of ``size`` ``(width, height)`` (None: this frame's), in the
+    pixels of a frame of ``frame_shape`` ``(H, W, ...)``: scaled where the camera now delivers
+    the same picture at another resolution; None where the picture's aspect differs (a camera
+    crops its sensor differently per mode, so the corners do not carry over and the board must
+    be found again)."""
+    pts = check_corners(corners)
+    if not size:
+        return pts
+    width, height = float(size[0]), float(size[1])
+    frame_w, frame_h = float(frame_shape[1]), float(frame_shape[0])
+    if abs((frame_w / frame_h) / (width / height) - 1.0) > SAME_ASPECT:
+        return None
+    return (pts * np.array([frame_w / width, frame_h / height], np.float32)).astype(np.float32)
+
+
 def check_frame(frame: object) -> np.ndarray:
     """``frame`` as an ``(H, W, 3) uint8`` BGR array; ValueError naming what was received."""
     if not isinstance(frame, np.ndarray):
