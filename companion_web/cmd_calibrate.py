@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from companion_web.errors import CliError
-from companion_web.options import EDITION_CHOICES, corners_arg
+from companion_web.options import EDITION_CHOICES, add_camera_size, corners_arg, source_config
 
 HELP = "calibrate a table from a frame of its empty board and save its profile"
 GRAB_TIMEOUT_S = 8.0
@@ -40,6 +40,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--chip", action="append", default=[], metavar="COLOUR=ROW,COL",
                         help="a taught chip, e.g. blue=2,3 (repeat per team; any marker can be taught "
                         "under a colour name, coins as red for instance)")
+    add_camera_size(parser)
     parser.add_argument("--name", default="", help="a name for this table (shown on the tablet)")
     parser.add_argument("--force", action="store_true", help="overwrite an existing profile file")
     parser.set_defaults(func=run)
@@ -54,16 +55,17 @@ def parse_chip(text: str) -> tuple[tuple[int, int], str]:
     return (int(match.group(2)), int(match.group(3))), match.group(1).lower()
 
 
-def grab_frame(source: str) -> np.ndarray:
-    """One frame from an image file, or from a camera/URL given by ``source``."""
+def grab_frame(source: str, config: Any = None) -> np.ndarray:
+    """One frame from an image file, or from a camera/URL given by ``source`` (opened with the
+    sources' ``config``, ``vision.sources.SourceConfig``; None: the defaults)."""
     from vision.images import load_image
 
     path = Path(source)
     if path.suffix.lower() in {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"} or path.is_file():
         return load_image(path)
-    from vision.sources import open_source
+    from vision.sources import DEFAULT_CONFIG, open_source
 
-    with open_source(source) as camera:
+    with open_source(source, config=config or DEFAULT_CONFIG) as camera:
         frame = camera.read(timeout=GRAB_TIMEOUT_S)  # a camera's newest frame, a video's first
         if frame is None:
             raise CliError(f"{source}: the camera gave no picture within {GRAB_TIMEOUT_S:.0f} s ({camera.state})")
@@ -84,13 +86,13 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--chip needs --chips FRAME (the frame with those chips on the board)")
     if args.chips and not samples:
         raise CliError("--chips needs at least one --chip COLOUR=ROW,COL")
-    empty = grab_frame(args.source)
+    empty = grab_frame(args.source, source_config(args))
     corners = np.asarray(args.corners, dtype=np.float32) if args.corners else None
     profile = calibrate(empty, corners=corners, edition=args.edition, name=args.name)
     if not profile:
         raise CliError(profile.reason, exit_code=1)
     if args.chips:
-        chips = grab_frame(args.chips)
+        chips = grab_frame(args.chips, source_config(args))
         if chips.shape != empty.shape:
             raise CliError(
                 f"{args.chips}: {chips.shape[1]}x{chips.shape[0]} px, but the empty board frame is "

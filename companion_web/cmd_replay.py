@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from companion_web.errors import CliError
-from companion_web.options import EDITION_CHOICES, parse_corners, parse_teams
+from companion_web.options import EDITION_CHOICES, add_camera_size, parse_corners, parse_teams, source_config
 from companion_web.pipeline import CameraStatus, Pipeline
 from engine.labels import edition_of_colours
 from vision.geometry import check_corners
@@ -67,6 +67,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--fps", type=float, metavar="FPS",
                         help="frame rate of a folder of frames (default 15), or to override a video's")
     parser.add_argument("--jsonl", action="store_true", help="one JSON object per line")
+    add_camera_size(parser)
     parser.set_defaults(func=run)
     return parser
 
@@ -86,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     # None lets the tracker tell the edition from the grid's shape (the Jumbo mat's cells are wider).
     edition = args.edition or (profile.edition if profile is not None else None) or edition_of_colours(teams)
     try:
-        source = open_source(args.source, fps=args.fps)
+        source = open_source(args.source, fps=args.fps, config=source_config(args))
     except SourceError as exc:
         raise CliError(str(exc)) from None
     current: dict[str, Any] = {}

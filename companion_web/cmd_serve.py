@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from companion_web.errors import CliError
+from companion_web.options import add_camera_size, source_config
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="camera index, network camera URL, video file, folder of images, 'sim' for the simulated "
         "table, or 'auto' (the first webcam, else the simulated table; default)",
     )
+    add_camera_size(parser)
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all, for tablets)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument("--profile", metavar="PROFILE",
@@ -216,7 +218,7 @@ def run(args: argparse.Namespace) -> int:
     profile_path = Path(args.profile) if args.profile else newest_profile(data_dir)
     profile, reference = load_profile_and_reference(profile_path) if profile_path else (None, None)
 
-    source = open_source(args.source)
+    source = open_source(args.source, config=source_config(args))
     simulated = "simulated" in source.description
     store = GameStore(data_dir)
     # The simulated table always deals a fresh game, so a stored one cannot continue on it.

@@ -7,7 +7,10 @@ into a one-line error; argparse ``type=`` callables use the ``*_arg`` wrappers.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
+import re
+from typing import Any
 
 from engine.labels import parse_team_colour
 from engine.layout import EDITIONS
@@ -40,6 +43,45 @@ def parse_teams(text: str) -> tuple[str, ...]:
     if len(set(names)) != len(names):
         raise ValueError(f"--teams colours must be different, got {text!r}")
     return names
+
+
+def parse_camera_size(text: str) -> tuple[int, int] | None:
+    """``"1280x720"`` -> ``(1280, 720)``; ``"native"`` -> None (the camera's own mode)."""
+    value = str(text).strip().lower()
+    if value == "native":
+        return None
+    match = re.fullmatch(r"(\d{2,5})\s*[x\u00d7]\s*(\d{2,5})", value)
+    if not match:
+        raise ValueError(f"--camera-size must be WIDTHxHEIGHT (e.g. 1280x720) or 'native', got {text!r}")
+    width, height = int(match.group(1)), int(match.group(2))
+    if not (160 <= width <= 8192 and 120 <= height <= 8192):
+        raise ValueError(f"--camera-size {text!r} is not a camera's frame size (160x120 to 8192x8192)")
+    return width, height
+
+
+def add_camera_size(parser: argparse.ArgumentParser) -> None:
+    """The ``--camera-size`` option of the commands that may open a webcam (read by
+    ``source_config``, which says what is wrong with a bad value in one line)."""
+    from vision.sources import DEFAULT_CONFIG
+
+    default = DEFAULT_CONFIG.camera_size
+    shown = "x".join(map(str, default)) if default else "native"
+    parser.add_argument(
+        "--camera-size", metavar="WxH|native",
+        help=f"frame size to ask a webcam for (default {shown}; it takes its nearest mode; "
+        "'native': whatever it gives)",
+    )
+
+
+def source_config(args: argparse.Namespace) -> Any:
+    """The frame sources' settings (``vision.sources.SourceConfig``) with what the command line
+    changed: ``--camera-size`` (``ValueError`` quoting a bad one)."""
+    from vision.sources import DEFAULT_CONFIG
+
+    text = getattr(args, "camera_size", None)
+    if text is None:
+        return DEFAULT_CONFIG
+    return dataclasses.replace(DEFAULT_CONFIG, camera_size=parse_camera_size(text))
 
 
 def _argparse_type(parse, name: str):

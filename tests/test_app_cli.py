@@ -108,7 +108,8 @@ def test_the_simulated_table_always_starts_a_fresh_game(tmp_path) -> None:
 
 def test_serve_refuses_bad_options_with_one_line(tmp_path) -> None:
     for extra, needle in ((["--pin", "12"], "--pin"), (["--source", "/no/such/file.mp4"], "no such file"),
-                          (["--profile", str(tmp_path / "missing.json")], "missing.json")):
+                          (["--profile", str(tmp_path / "missing.json")], "missing.json"),
+                          (["--camera-size", "1280"], "--camera-size")):
         result = subprocess.run(
             [sys.executable, "-m", "companion_web.cli", "serve", "--port", str(free_port()),
              "--data-dir", str(tmp_path), *extra], capture_output=True, text=True, timeout=60)
