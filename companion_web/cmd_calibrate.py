@@ -13,12 +13,15 @@ import argparse
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from companion_web.errors import CliError
 from companion_web.options import EDITION_CHOICES, add_camera_size, corners_arg, source_config
+
+if TYPE_CHECKING:
+    from vision.sources import SourceConfig
 
 HELP = "calibrate a table from a frame of its empty board and save its profile"
 GRAB_TIMEOUT_S = 8.0
@@ -55,17 +58,17 @@ def parse_chip(text: str) -> tuple[tuple[int, int], str]:
     return (int(match.group(2)), int(match.group(3))), match.group(1).lower()
 
 
-def grab_frame(source: str, config: Any = None) -> np.ndarray:
+def grab_frame(source: str, config: SourceConfig) -> np.ndarray:
     """One frame from an image file, or from a camera/URL given by ``source`` (opened with the
-    sources' ``config``, ``vision.sources.SourceConfig``; None: the defaults)."""
+    sources' ``config``)."""
     from vision.images import load_image
 
     path = Path(source)
     if path.suffix.lower() in {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"} or path.is_file():
         return load_image(path)
-    from vision.sources import DEFAULT_CONFIG, open_source
+    from vision.sources import open_source
 
-    with open_source(source, config=config or DEFAULT_CONFIG) as camera:
+    with open_source(source, config=config) as camera:
         frame = camera.read(timeout=GRAB_TIMEOUT_S)  # a camera's newest frame, a video's first
         if frame is None:
             raise CliError(f"{source}: the camera gave no picture within {GRAB_TIMEOUT_S:.0f} s ({camera.state})")

@@ -10,10 +10,13 @@ import argparse
 import dataclasses
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine.labels import parse_team_colour
 from engine.layout import EDITIONS
+
+if TYPE_CHECKING:
+    from vision.sources import SourceConfig
 
 Corners = tuple[tuple[float, float], tuple[float, float], tuple[float, float], tuple[float, float]]
 
@@ -73,8 +76,8 @@ def add_camera_size(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def source_config(args: argparse.Namespace) -> Any:
-    """The frame sources' settings (``vision.sources.SourceConfig``) with what the command line
+def source_config(args: argparse.Namespace) -> SourceConfig:
+    """The frame sources' settings with what the command line
     changed: ``--camera-size`` (``ValueError`` quoting a bad one)."""
     from vision.sources import DEFAULT_CONFIG
 

@@ -147,7 +147,9 @@ def _turn_probabilities(fit: GridFit, config: LocateConfig) -> np.ndarray | None
 def _profile_corners(profile: Any, frame: np.ndarray) -> np.ndarray | None:
     """The profile's corners in ``frame``'s pixels (``corners_in_frame``): scaled when the camera
     now delivers another resolution than at calibration (``profile.frame_size``); None when it
-    delivers another aspect."""
+    delivers another aspect, or there is no profile."""
+    if profile is None:
+        return None
     corners = corners_in_frame(profile.corners, getattr(profile, "frame_size", None), frame.shape)
     if corners is None:
         log.info("the profile was calibrated on %s frames, not %dx%d: finding the board again",
@@ -209,7 +211,7 @@ def _place(
         return _Placement(given, chosen, 1.0, "corners", reference_corners=ref_corners)
     if reference is not None:
         ref_frame = check_frame(reference)
-        ref_corners = _profile_corners(profile, ref_frame) if profile is not None else None
+        ref_corners = _profile_corners(profile, ref_frame)
         if ref_corners is not None:
             ref_place = _Placement(ref_corners, edition, 1.0, "profile")
         else:
@@ -243,7 +245,7 @@ def _place(
         # located afresh: the empty board still tells each cell's empty look
         return _Placement(placed.corners, placed.edition, placed.orientation_confidence, placed.source,
                           placed.reason, reference_corners=ref_place.corners)
-    profile_corners = _profile_corners(profile, frame) if profile is not None else None
+    profile_corners = _profile_corners(profile, frame)
     if profile_corners is not None:
         return _Placement(profile_corners, edition or config.default_edition, 1.0, "profile")
     return _locate_and_orient(frame, edition, timings, config.locate)

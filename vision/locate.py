@@ -198,7 +198,7 @@ def locate_grid(
 
 
 def _rescued_by_climbing(frame, gray, white, board, outlines: list[np.ndarray], edition: str | None,
-                         config: LocateConfig) -> GridFit | None:
+                         config: LocateConfig, *, sure_only: bool = False) -> GridFit | None:
     """The grid the turn network places by climbing from ``outlines`` (``_placed_by_climbing``),
     each from where the corner network puts it first, then as drawn (``_climb_starts``); None
     where it places none.
@@ -206,8 +206,9 @@ def _rescued_by_climbing(frame, gray, white, board, outlines: list[np.ndarray], 
     The first the network is sure is the board is taken, unless it rates the finished grid
     below ``climb_min_odds`` (the climb left a corner off that the finish could not bring
     home): then the climbs from the other starts are tried for one it rates higher; failing
-    that, the first it is sure how to turn, given it is (``climb_placed_sure``: a later climb
-    may lie on the grid where an earlier one is bent off).
+    that (unless ``sure_only``), the one it rated highest, or the first it is sure how to turn,
+    given it is (``climb_placed_sure``: a later climb may lie on the grid where an earlier one
+    is bent off).
     """
     kept_on_turn, weak, weak_odds = None, None, float("-inf")
     for quad in outlines:
@@ -225,7 +226,7 @@ def _rescued_by_climbing(frame, gray, white, board, outlines: list[np.ndarray], 
                     weak, weak_odds = rescued, odds
             elif rescued and kept_on_turn is None:
                 kept_on_turn = rescued
-    return weak or kept_on_turn
+    return None if sure_only else weak or kept_on_turn
 
 
 def _climbed_past_overruled(frame, gray, white, board, corners: np.ndarray, edition: str | None,
@@ -240,8 +241,8 @@ def _climbed_past_overruled(frame, gray, white, board, corners: np.ndarray, edit
     1.1 cells off read 7.0, the true grid 8.9; the network refuses the first outright and
     climbs from it to within 0.1 cell). Both witnesses must prefer the climbed grid: where the
     network is wrong (a real board unlike those it learned), the ink keeps its grid."""
-    rescued = _rescued_by_climbing(frame, gray, white, board, [corners], edition, config)
-    if rescued is None or rescued.details["on_turn_alone"] or net_odds(frame, rescued.corners) < config.climb_min_odds:
+    rescued = _rescued_by_climbing(frame, gray, white, board, [corners], edition, config, sure_only=True)
+    if rescued is None:
         return None
     if ink_match(frame, rescued.corners, config, reach=0).z < ink_match(frame, corners, config, reach=0).z:
         return None
@@ -439,10 +440,9 @@ def _net_verdict(frame: np.ndarray, corners: np.ndarray, config: LocateConfig, i
     none where it is not asked (``use_net`` off). It refuses no grid whose ink reads
     ``net_overruled_z`` or more (it is ``overruled`` there), and vouches for none where it may
     not tell turns (``turn_net_sure`` 0, as on an empty board: there it may still refuse a
-    grid). ``placed``:
-    the network itself has placed the grid (a climb), so where it is not sure of the grid but
-    names one turn at ``climb_placed_sure``, it is asked only which turn (``given_placed``;
-    those probabilities are returned)."""
+    grid). ``placed``: the network itself has placed the grid (a climb), so where it is not
+    sure of the grid but names one turn at ``climb_placed_sure``, it is asked only which turn
+    (``given_placed``; those probabilities are returned)."""
     if not config.use_net:
         return NetVerdict()
     p = ask_turn_net(frame, corners, config.ink)
@@ -452,7 +452,7 @@ def _net_verdict(frame: np.ndarray, corners: np.ndarray, config: LocateConfig, i
     if vouches or not placed or config.climb_placed_sure <= 0 or config.ink.turn_net_sure <= 0 \
             or sure_turn_given_placed(p, config.ink, config.climb_placed_sure) is None:
         return NetVerdict(vouches, refuses, p, overruled=doubts and not refuses)
-    return NetVerdict(True, bool(refuses), given_placed(p), on_turn_alone=True)
+    return NetVerdict(True, refuses, given_placed(p), on_turn_alone=True)
 
 
 @dataclass(frozen=True)
