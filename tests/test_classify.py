@@ -173,3 +173,22 @@ def test_a_pale_chip_shares_one_hue_where_a_plain_card_does_not():
     high, coherence = reader._disc_colour(np.concatenate([card, pale, half], axis=1).astype(np.float32))
     assert coherence[1] > 0.8 > 0.4 > coherence[0]
     assert high[2] > 20.0 > 5.0 > high[0]
+
+
+def test_a_bright_team_chip_that_clips_its_brightest_channel_stays_sure_where_a_clipped_card_does_not():
+    """A yellow chip under an ordinary lamp clips red and green but keeps its hue: its reading is
+    sure (it was halved to 0.5, and the live tracker then waited seconds to commit it). A card
+    clipped white, where a white chip would look the same, stays in doubt."""
+    white_cards = _cells_where(lambda card: card[:-1] not in ("Q", "K", "A"))
+    chips = {cell: "yellow" for cell in white_cards[2:40:6]}
+    chips.update({cell: "red" for cell in white_cards[5:40:6]})
+    spec = random_spec(8, edition="jumbo", difficulty="easy", labels=_labels("jumbo", chips))
+    scene = render(replace(spec, lighting=replace(spec.lighting, glare=(0.5, 0.5, 0.1, 0.0))))
+    reading = _read(scene)
+    truth = np.array(scene.labels, dtype=object)
+    clipped = reading.features["saturated"] > 0.7
+    yellow = truth == "yellow"
+    assert clipped[yellow].sum() >= 3
+    assert _wrong(scene, reading) == []
+    assert (reading.confidence[yellow & clipped] > 0.9).all()
+    assert (reading.confidence[(truth == "empty") & clipped] < 0.7).all()

@@ -24,9 +24,9 @@ All 100 cells are read at once from the rectified grid (``vision.warp``): fixed 
    there; the label of a chip is its nearest colour prototype, or where that is a team colour
    the one whose hue sector holds the disc's hue (``ColourModel.hue_labels``: glare washes a
    chip's lightness and chroma, not its hue); the confidence is the network's probability times
-   the colour margin, lowered where the camera clipped. The cells it leaves in doubt (and, where
-   a white chip can be, those read empty that glare clipped), and the chips read white, are
-   read again by a small CNN over the cell's pixels beside its twin card's
+   the colour margin, lowered where the camera clipped a cell read empty or white. The cells it
+   leaves in doubt (and, where a white chip can be, those read empty that glare clipped), and
+   the chips read white, are read again by a small CNN over the cell's pixels beside its twin card's
    (``vision.patch_net``): its chip-or-not replaces the doubtful logit, and where it is sure a
    chip read white is a team colour (glare), that colour is taken.
 
@@ -143,7 +143,11 @@ class ReaderConfig:
     colour_margin_gain: float = 2.0
     """Confidence in the colour: logistic of (second-best - best) prototype distance times this."""
     saturated_doubt: float = 0.5
-    """Confidence is scaled by (1 - this * clipped fraction) where the camera clipped the centre."""
+    """Confidence of a cell read empty or white is scaled by (1 - this * clipped fraction) where
+    the camera clipped the centre: there a white chip and a white card look alike. A team
+    colour keeps its confidence: a bright yellow or red chip clips its brightest channel but keeps
+    its hue, and the colour margin already says how clear that is (a clear yellow chip under a
+    lamp read at 0.5, and the live tracker waited seconds to commit it)."""
     unreachable_distance: float = 1e6
     """Prototype distance given to white where no white chip can be (see ``decide``)."""
     patch_doubt: float = 5.0
@@ -724,7 +728,8 @@ class CellReader:
         chip = logit > 0
         out = np.where(chip, names[best], "empty").reshape(SIZE, SIZE)
         conf = np.where(chip, p_chip * colour_conf, 1.0 - p_chip)
-        conf = conf * (1.0 - cfg.saturated_doubt * inputs["saturated"])
+        whitish = ~np.isin(out.reshape(-1), TEAM_COLOURS)
+        conf = conf * (1.0 - cfg.saturated_doubt * inputs["saturated"] * whitish)
         out[CORNER_MASK] = "free"
         conf = conf.reshape(SIZE, SIZE).astype(np.float32)
         conf[CORNER_MASK] = 1.0
