@@ -77,6 +77,43 @@ class Tally:
     confusions: dict[tuple[str, str], int] = field(default_factory=dict)
     by_difficulty: dict[str, list[int]] = field(default_factory=dict)
 
+    def score(self, det: Detection, corners: np.ndarray, truth: np.ndarray, visible: np.ndarray, *,
+              blown: np.ndarray | None = None, unseen: np.ndarray | None = None
+              ) -> list[tuple[int, int, str, str]] | None:
+        """Count one frame's detection against the truth (true ``corners``, ``truth`` and
+        ``visible`` ``(10, 10)``; ``blown`` and ``unseen`` ``(10, 10)`` bool where known). Returns
+        the wrong cells as (row, col, truth, read), or None where the board was not found and
+        oriented (no cell is scored then)."""
+        if not det:
+            return None
+        err, oriented = corner_error(det.corners, corners)
+        self.corner_err.append(err)
+        if err * SIZE * np.sqrt(2.0) > FOUND_CELLS:
+            self.false_boards += 1
+            return None
+        self.found += 1
+        if not oriented:
+            return None
+        self.oriented += 1
+        read = np.asarray(det.labels, dtype=object)
+        wrong_mask = (read != truth) & visible
+        self.cells += int(visible.sum())
+        sure = np.asarray(det.confidence) >= SURE
+        self.doubtful += int((~sure & visible).sum())
+        self.sure_errors += int((wrong_mask & sure).sum())
+        if blown is not None:
+            self.blown_cells += int(blown.sum())
+            self.blown_errors += int((wrong_mask & blown).sum())
+        if unseen is not None:
+            self.unseen_cells += int(unseen.sum())
+            self.unseen_errors += int((wrong_mask & unseen).sum())
+        self.cell_errors += int(wrong_mask.sum())
+        self.all_right += not wrong_mask.any()
+        wrong = [(int(r), int(c), str(truth[r, c]), str(read[r, c])) for r, c in np.argwhere(wrong_mask)]
+        for _, _, t, rd in wrong:
+            self.confusions[(t, rd)] = self.confusions.get((t, rd), 0) + 1
+        return wrong
+
     def report(self, name: str) -> str:
         n = max(self.frames, 1)
         err = 100.0 * self.cell_errors / max(self.cells, 1)
@@ -213,35 +250,9 @@ def main(argv: list[str] | None = None) -> int:
             tally.ms.append(det.timings.get("total", float("nan")))
             per = tally.by_difficulty.setdefault(difficulty, [0, 0])
             per[0] += 1
-            if not det:
-                continue
-            err, oriented = corner_error(det.corners, scene.corners)
-            tally.corner_err.append(err)
-            if err * SIZE * np.sqrt(2.0) > FOUND_CELLS:
-                tally.false_boards += 1
-                continue
-            tally.found += 1
-            if not oriented:
-                continue
-            tally.oriented += 1
-            read = np.asarray(det.labels, dtype=object)
-            wrong_mask = (read != truth) & visible
-            tally.cells += int(visible.sum())
-            n_wrong = int(wrong_mask.sum())
-            sure = np.asarray(det.confidence) >= SURE
-            tally.doubtful += int((~sure & visible).sum())
-            tally.sure_errors += int((wrong_mask & sure).sum())
-            tally.blown_cells += int(blown.sum())
-            tally.blown_errors += int((wrong_mask & blown).sum())
-            tally.cell_errors += n_wrong
-            tally.unseen_cells += int(unseen.sum())
-            tally.unseen_errors += int((wrong_mask & unseen).sum())
-            if n_wrong == 0:
-                tally.all_right += 1
+            wrong = tally.score(det, scene.corners, truth, visible, blown=blown, unseen=unseen)
+            if wrong == []:
                 per[1] += 1
-            wrong = [(int(r), int(c), str(truth[r, c]), str(read[r, c])) for r, c in np.argwhere(wrong_mask)]
-            for _, _, t, rd in wrong:
-                tally.confusions[(t, rd)] = tally.confusions.get((t, rd), 0) + 1
             if args.dump and wrong:
                 dump_failures(args.dump, f"{mode}_s{seed}_{difficulty}_{scene.edition}", scene.frame,
                               scene.corners, scene.edition, wrong)
