@@ -65,6 +65,8 @@ def _sharpen(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def _jpeg(quality: int) -> Processing:
+    """The frame saved as a JPEG of ``quality`` and read back (a cheap webcam's stream)."""
+
     def apply(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         _ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
         return cv2.imdecode(buf, cv2.IMREAD_COLOR), corners
