@@ -80,10 +80,12 @@ class Tally:
     def score(self, det: Detection, corners: np.ndarray, truth: np.ndarray, visible: np.ndarray, *,
               blown: np.ndarray | None = None, unseen: np.ndarray | None = None
               ) -> list[tuple[int, int, str, str]] | None:
-        """Count one frame's detection against the truth (true ``corners``, ``truth`` and
+        """Count one frame's detection (and its time) against the truth (true ``corners``, ``truth`` and
         ``visible`` ``(10, 10)``; ``blown`` and ``unseen`` ``(10, 10)`` bool where known). Returns
         the wrong cells as (row, col, truth, read), or None where the board was not found and
         oriented (no cell is scored then)."""
+        self.frames += 1
+        self.ms.append(det.timings.get("total", float("nan")))
         if not det:
             return None
         err, oriented = corner_error(det.corners, corners)
@@ -238,7 +240,6 @@ def main(argv: list[str] | None = None) -> int:
         unseen = unseen_chips(spec, scene) & visible
         for mode in modes:
             tally = tallies[mode]
-            tally.frames += 1
             if mode == "corners":
                 det = detect(scene.frame, corners=scene.corners, edition=scene.edition)
             elif mode == "corners+reference":
@@ -247,7 +248,6 @@ def main(argv: list[str] | None = None) -> int:
                 det = detect(scene.frame, reference=render(spec, empty=True).frame)
             else:
                 det = detect(scene.frame)
-            tally.ms.append(det.timings.get("total", float("nan")))
             per = tally.by_difficulty.setdefault(difficulty, [0, 0])
             per[0] += 1
             wrong = tally.score(det, scene.corners, truth, visible, blown=blown, unseen=unseen)

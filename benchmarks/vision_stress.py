@@ -28,7 +28,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.vision_accuracy import DIFFICULTIES, EDITIONS, Tally
-from vision.detect import detect
+from vision.detect import Detection, detect
 from vision.sim import random_spec, render
 
 Processing = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
@@ -111,25 +111,24 @@ PROCESSING: dict[str, Processing] = {
 """Each processing by name, the plain frame first."""
 
 
-def _one(job: tuple[int, str, str, tuple[str, ...]]) -> list[tuple[str, Tally]]:
-    """Render one seeded frame and score detect on it under each named processing."""
+Scored = tuple[str, Detection, np.ndarray]
+"""A processing's name, what detect made of the processed frame, and where the true corners are in it."""
+
+
+def _one(job: tuple[int, str, str, tuple[str, ...]]) -> tuple[np.ndarray, np.ndarray, list[Scored]]:
+    """Render one seeded frame and run detect on it under each named processing; the frame's
+    true labels and visible cells ``(10, 10)`` with the detections."""
     seed, difficulty, edition, names = job
     cv2.setNumThreads(1)
     scene = render(random_spec(seed, edition=edition, difficulty=difficulty))
-    truth = np.asarray(scene.labels, dtype=object)
-    visible = ~np.asarray(scene.occluded, dtype=bool)
-    out = []
+    detections = []
     for name in names:
         frame, corners = PROCESSING[name](scene.frame, np.asarray(scene.corners, np.float64))
-        tally = Tally(frames=1)
-        det = detect(frame)
-        tally.ms.append(det.timings.get("total", float("nan")))
-        tally.score(det, corners, truth, visible)
-        out.append((name, tally))
-    return out
+        detections.append((name, detect(frame), corners))
+    return np.asarray(scene.labels, dtype=object), ~np.asarray(scene.occluded, dtype=bool), detections
 
 
-def _scored(jobs: list, processes: int) -> Iterator[list[tuple[str, Tally]]]:
+def _run(jobs: list, processes: int) -> Iterator[tuple[np.ndarray, np.ndarray, list[Scored]]]:
     """``_one`` of each job in order, in this process or in ``processes`` spawned ones (not
     forked: a fork of a process whose OpenCV threads already ran can hang)."""
     if processes <= 1:
@@ -137,13 +136,6 @@ def _scored(jobs: list, processes: int) -> Iterator[list[tuple[str, Tally]]]:
         return
     with get_context("spawn").Pool(processes) as pool:
         yield from pool.imap(_one, jobs)
-
-
-def _add(total: Tally, one: Tally) -> None:
-    """Fold one frame's tally into ``total`` (the counts this benchmark prints)."""
-    for name in ("frames", "found", "false_boards", "oriented", "cells", "cell_errors", "sure_errors", "all_right"):
-        setattr(total, name, getattr(total, name) + getattr(one, name))
-    total.ms += one.ms
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -163,9 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     jobs = [(args.seed + i, *next(combos), names) for i in range(args.frames)]
     totals = {name: Tally() for name in names}
     start = time.perf_counter()
-    for frame_tallies in _scored(jobs, args.jobs):
-        for name, tally in frame_tallies:
-            _add(totals[name], tally)
+    for truth, visible, detections in _run(jobs, args.jobs):
+        for name, det, corners in detections:
+            totals[name].score(det, corners, truth, visible)
     print(f"vision stress: {args.frames} frames from seed {args.seed} "
           f"({', '.join(args.difficulty or ('normal', 'hard'))}; {', '.join(EDITIONS)}), nothing given, "
           f"in {time.perf_counter() - start:.0f} s")

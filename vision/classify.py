@@ -728,8 +728,8 @@ class CellReader:
         chip = logit > 0
         out = np.where(chip, names[best], "empty").reshape(SIZE, SIZE)
         conf = np.where(chip, p_chip * colour_conf, 1.0 - p_chip)
-        whitish = ~np.isin(out.reshape(-1), TEAM_COLOURS)
-        conf = conf * (1.0 - cfg.saturated_doubt * inputs["saturated"] * whitish)
+        team_chip = chip & np.isin(names, TEAM_COLOURS)[best]
+        conf = conf * (1.0 - cfg.saturated_doubt * inputs["saturated"] * ~team_chip)
         out[CORNER_MASK] = "free"
         conf = conf.reshape(SIZE, SIZE).astype(np.float32)
         conf[CORNER_MASK] = 1.0
