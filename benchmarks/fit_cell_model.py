@@ -11,7 +11,7 @@ the JSON. The benchmarks' seeds (1000-1299 for still frames, the low seeds of wh
 never used here.
 
     .venv/bin/python benchmarks/fit_cell_model.py [--frames 600] [--hard-frames 600]
-        [--flipped-frames 200] [--hard-flipped-frames 300] [--hidden 16] [--only jumbo_white]
+        [--flipped-frames 200] [--hard-flipped-frames 300] [--processed 0.5] [--hidden 16] [--only jumbo_white]
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.camera_processing import fit_processing
 from engine.layout import LAYOUT, is_corner
 from vision.cell_model import MODEL_PATH, ChipNet, load_chip_nets, save_chip_nets
 from vision.classify import LOCAL_CUES, TWIN_CUES, CellReader
@@ -77,17 +78,21 @@ def scenes(frames: int, flipped_frames: int, hard_flipped_frames: int = 0, hard_
         yield (HARD_FLIPPED, *_flipped_scene(seed, "hard"))
 
 
-def cell_table(frames: int, flipped_frames: int, hard_flipped_frames: int = 0, hard_frames: int = 0
-               ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
+def cell_table(frames: int, flipped_frames: int, hard_flipped_frames: int = 0, hard_frames: int = 0,
+               processed: float = 0.0) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
     """Every decision input of every visible, non-corner cell, its true label, its scene seed and
-    its scene group."""
+    its scene group. A ``processed`` share of the scenes (and their empty frames: the same
+    camera) first get a random saturation (``camera_processing.fit_processing``)."""
     columns: dict[str, list[np.ndarray]] = {}
     truth, seeds, groups = [], [], []
     keep = np.array([LAYOUT[r][c] != "FREE" for r in range(10) for c in range(10)])
     for group, scene, empty in scenes(frames, flipped_frames, hard_flipped_frames, hard_frames):
+        _name, process = fit_processing(scene.spec.seed, processed)
+        frame, _ = process(scene.frame, scene.corners)
+        empty, _ = process(empty, scene.corners)
         reader = CellReader(edition=scene.edition)
         reader.set_reference(reader.rectify(empty, scene.corners))
-        inputs = reader.decision_inputs(reader.features(reader.rectify(scene.frame, scene.corners)))
+        inputs = reader.decision_inputs(reader.features(reader.rectify(frame, scene.corners)))
         sel = keep & ~np.asarray(scene.occluded, bool).ravel()
         for name, values in inputs.items():
             columns.setdefault(name, []).append(np.asarray(values, np.float64)[sel])
@@ -145,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hard-flipped-frames", type=int, default=300)
     parser.add_argument("--hard-frames", type=int, default=600,
                         help="more standard scenes at the hard difficulty (fitted on by every network)")
+    parser.add_argument("--processed", type=float, default=0.5,
+                        help="share of the scenes whose saturation is scaled first (camera_processing.fit_processing)")
     parser.add_argument("--hidden", type=int, default=16)
     parser.add_argument("--steps", type=int, default=1500)
     parser.add_argument("--l2", type=float, default=1e-4)
@@ -159,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         table = {k: data[k] for k in data.files if not k.startswith("__")}
     else:
         table, labels, seeds, groups = cell_table(args.frames, args.flipped_frames, args.hard_flipped_frames,
-                                                  args.hard_frames)
+                                                  args.hard_frames, args.processed)
         if args.cache:
             np.savez_compressed(args.cache, __truth=labels, __seed=seeds, __group=groups, **table)
     y = labels != "empty"
@@ -181,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.dry_run:
         note = (f"benchmarks/fit_cell_model.py --frames {args.frames} --flipped-frames {args.flipped_frames} "
                 f"--hard-flipped-frames {args.hard_flipped_frames} --hard-frames {args.hard_frames} "
+                f"--processed {args.processed} "
                 f"--hidden {args.hidden} --steps {args.steps} "
                 f"--l2 {args.l2}" + (f" --only {args.only}" if args.only else ""))
         # Networks this script does not fit (``white_line``, fitted by fit_line_model.py) are kept.

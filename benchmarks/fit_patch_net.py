@@ -12,7 +12,7 @@ hard frames. Seeds: 30000 up (standard), 40000 up (white chips), 44000 up (white
 32000 up (held out); no benchmark uses them.
 
     python benchmarks/fit_patch_net.py [--frames 2000] [--flipped-frames 1600] [--hard-flipped-frames 1600]
-        [--sure-weight 0.3] [--epochs 12] [--width 16]
+        [--sure-weight 0.3] [--processed 0.5] [--epochs 12] [--width 16]
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.camera_processing import fit_processing
 from benchmarks.fit_cell_model import _flipped_scene
 from benchmarks.fit_loop import adam_epochs, cached, export_onnx, fit_parser, load_torch, report_read_back, seed_ranges
 from engine.layout import CORNERS, SIZE
@@ -50,14 +51,16 @@ def _scene(kind: str, seed: int):
     return render(random_spec(seed, edition=edition, difficulty=difficulty))
 
 
-def cell_rows(job: tuple[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def cell_rows(job: tuple[str, int, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One scene's visible non-corner cells: patches ``(k, 6, s, s)`` float16, class index
-    ``(k,)`` and the cue network's chip logit ``(k,)``."""
-    kind, seed = job
+    ``(k,)`` and the cue network's chip logit ``(k,)``. The job is the scene's kind and seed, and
+    the share of scenes processed first (``camera_processing.fit_processing``)."""
+    kind, seed, processed = job
     cv2.setNumThreads(1)
     scene = _scene(kind, seed)
+    frame, _ = fit_processing(seed, processed)[1](scene.frame, scene.corners)
     reader = CellReader(edition=scene.edition)
-    grid = reader.rectify(scene.frame, np.asarray(scene.corners, np.float32))
+    grid = reader.rectify(frame, np.asarray(scene.corners, np.float32))
     feats = reader.features(grid)
     _labels, _conf, logit, _probs = reader.decide(feats)
     cells = np.flatnonzero(NOT_CORNER & ~np.asarray(scene.occluded, bool).ravel())
@@ -66,7 +69,7 @@ def cell_rows(job: tuple[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return patches.astype(np.float16), truth, logit[cells]
 
 
-def collect(jobs: list[tuple[str, int]], workers: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def collect(jobs: list[tuple[str, int, float]], workers: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every job's cell rows, stacked."""
     with Pool(workers) as pool:
         parts = pool.map(cell_rows, jobs, chunksize=8)
@@ -133,6 +136,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="weight of the cells the reader never asks the network about (|cue logit| "
                              "at least --sure-logit) against the doubtful ones")
     parser.add_argument("--sure-logit", type=float, default=8.0)
+    parser.add_argument("--processed", type=float, default=0.5,
+                        help="share of the training scenes whose saturation is scaled first "
+                             "(camera_processing.fit_processing); held-out scenes are left plain")
     args = parser.parse_args(argv)
     torch = load_torch("fit_patch_net", args.threads)
     if torch is None:
@@ -144,10 +150,11 @@ def main(argv: list[str] | None = None) -> int:
     hard_flipped, _ = seed_ranges(HARD_FLIPPED_SEEDS, args.hard_flipped_frames, HELD_OUT_SEEDS, args.held_out)
 
     def build() -> dict[str, np.ndarray]:
-        jobs = ([("standard", s) for s in standard] + [("flipped", s) for s in flipped]
-                + [("hard_flipped", s) for s in hard_flipped])
+        share = args.processed
+        jobs = ([("standard", s, share) for s in standard] + [("flipped", s, share) for s in flipped]
+                + [("hard_flipped", s, share) for s in hard_flipped])
         x, y, cue_fit = collect(jobs, args.jobs)
-        xh, yh, cue = collect([("held", s) for s in held_seeds], args.jobs)
+        xh, yh, cue = collect([("held", s, 0.0) for s in held_seeds], args.jobs)
         return {"x": x, "y": y, "cue_fit": cue_fit, "xh": xh, "yh": yh, "cue": cue}
 
     data = cached(args.cache, build)

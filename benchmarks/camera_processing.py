@@ -1,0 +1,112 @@
+"""Camera processing the simulated camera does not do, as functions of a frame and its true corners.
+
+``PROCESSING`` names the fixed ones ``benchmarks/vision_stress.py`` scores detect under (a
+phone's saturation boost, a dim webcam's washed colours, sharpening, tone curves, casts past the
+renderer's range, a portrait photo, half the pixels, heavy compression, a mirror).
+``fit_processing`` draws a random saturation for a fit script's scene, so the networks learn
+from colours as strong or as pale as real cameras make them; the renderer itself stays as it
+is, so the accuracy benchmark's frames do not change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import cv2
+import numpy as np
+
+Processing = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+"""A frame ``(H, W, 3)`` uint8 and its true corners ``(4, 2)`` in, the processed frame and where
+those corners are in it out."""
+
+
+def _tone(curve: Callable[[np.ndarray], np.ndarray]) -> Processing:
+    """A processing that maps every channel's level through ``curve`` (levels in [0, 1])."""
+    table = np.clip(np.rint(curve(np.arange(256) / 255.0) * 255.0), 0, 255).astype(np.uint8)
+    return lambda frame, corners: (cv2.LUT(frame, table), corners)
+
+
+def _gains(b: float, g: float, r: float) -> Processing:
+    """A colour cast: each channel scaled (B, G, R), clipped as a camera would."""
+    gains = np.array([b, g, r], np.float32)
+    return lambda frame, corners: (np.clip(frame * gains, 0, 255).astype(np.uint8), corners)
+
+
+def _saturation(factor: float) -> Processing:
+    """The camera's colour saturation scaled by ``factor`` (HSV S channel)."""
+
+    def apply(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        hsv = cv2.cvtColor(frame, cv2.COLOR_BGR2HSV)
+        hsv[..., 1] = np.clip(hsv[..., 1] * np.float32(factor), 0, 255).astype(np.uint8)
+        return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR), corners
+
+    return apply
+
+
+def _sharpen(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A phone's unsharp mask: halos along every edge."""
+    return cv2.addWeighted(frame, 2.2, cv2.GaussianBlur(frame, (0, 0), 2.0), -1.2, 0), corners
+
+
+def _jpeg(quality: int) -> Processing:
+    """The frame saved as a JPEG of ``quality`` and read back (a cheap webcam's stream)."""
+
+    def apply(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        _ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        return cv2.imdecode(buf, cv2.IMREAD_COLOR), corners
+
+    return apply
+
+
+def _half(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Half the pixels each way (a 640x360 webcam mode)."""
+    h, w = frame.shape[:2]
+    # pixel centres: x_small = (x + 0.5) / 2 - 0.5
+    return cv2.resize(frame, (w // 2, h // 2), interpolation=cv2.INTER_AREA), (corners + 0.5) / 2.0 - 0.5
+
+
+def _portrait(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A phone held upright: the frame turned a quarter clockwise."""
+    h = frame.shape[0]
+    return cv2.rotate(frame, cv2.ROTATE_90_CLOCKWISE), np.stack([h - 1 - corners[:, 1], corners[:, 0]], axis=1)
+
+
+def _mirror(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A webcam set to mirror its picture (as video-call previews do)."""
+    w = frame.shape[1]
+    return cv2.flip(frame, 1), np.stack([w - 1 - corners[:, 0], corners[:, 1]], axis=1)
+
+
+PROCESSING: dict[str, Processing] = {
+    "plain": lambda frame, corners: (frame, corners),
+    "saturation_x1.6": _saturation(1.6),
+    "saturation_x0.5": _saturation(0.5),
+    "sharpened": _sharpen,
+    "gamma_0.6": _tone(lambda v: v**0.6),
+    "gamma_1.6": _tone(lambda v: v**1.6),
+    "s_curve": _tone(lambda v: 0.5 - 0.5 * np.cos(np.pi * v)),
+    "tungsten": _gains(0.55, 0.85, 1.0),
+    "cold": _gains(1.0, 0.9, 0.6),
+    "jpeg_25": _jpeg(25),
+    "half_size": _half,
+    "portrait": _portrait,
+    "mirrored": _mirror,
+}
+"""Each processing by name, the plain frame first."""
+
+
+FIT_SATURATION = (0.45, 1.8)
+"""Range of the saturation factor a processed fit scene gets (log-uniform): from a dim webcam's
+washed colours to a phone's vivid mode."""
+
+
+def fit_processing(seed: int, share: float) -> tuple[str, Processing]:
+    """The processing a fit script applies to scene ``seed`` (and to the same scene rendered empty):
+    for a ``share`` of seeds a saturation factor drawn from ``FIT_SATURATION``, else none. Seeded
+    apart from the scene itself, so refitting with another share leaves the scenes alone."""
+    rng = np.random.default_rng((seed, 0x5A7))
+    if rng.random() >= share:
+        return "plain", PROCESSING["plain"]
+    lo, hi = np.log(FIT_SATURATION)
+    factor = float(np.exp(rng.uniform(lo, hi)))
+    return f"saturation_x{factor:.2f}", _saturation(factor)
