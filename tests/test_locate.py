@@ -93,7 +93,22 @@ def test_no_board_is_falsy_with_a_reason(kind):
     fit = locate_grid(frame)
     assert not fit
     assert fit.reason.startswith("no board")
+    assert "edge of the picture" not in fit.reason  # no board to run past an edge
     assert fit.corners is None
+
+
+@pytest.mark.parametrize(("seed", "edition"), [(97300, "classic"), (97303, "jumbo")])
+def test_a_board_cut_by_the_pictures_edge_says_which_edge(seed, edition):
+    """A camera that shows all but the last row and a half: the player is told which way to move
+    it, whether the grid was placed and found hanging off the picture (classic) or the cut
+    board showed too little print to place one (Jumbo)."""
+    scene = render(random_spec(seed, edition=edition, difficulty="normal"))
+    corners = np.asarray(scene.corners, np.float64)
+    cell = np.linalg.norm(corners[2] - corners[0]) / (10 * np.sqrt(2))
+    fit = locate_grid(scene.frame[: int(corners[:, 1].max() - 1.5 * cell)].copy())
+    assert not fit
+    assert "past the bottom edge of the picture" in fit.reason, fit.reason
+    assert "top" not in fit.reason and "left" not in fit.reason and "right" not in fit.reason
 
 
 @pytest.mark.parametrize("bad", [None, np.zeros((0, 0, 3), np.uint8), np.zeros((720, 1280, 4), np.uint8),

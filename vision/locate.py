@@ -369,9 +369,14 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
             best = finished
     if best is None or not (_accepted(best, config) or verdict.vouches):
         z = -1.0 if best is None else best.z
+        # A board cut by the picture's edge shows too little of its print: where the ink does show
+        # the layout faintly (``net_min_z``), say where the grid runs out; the player can mend it.
+        cut = [] if best is None or best.z < config.net_min_z else _edges_crossed(best.corners, (w, h), 0.0)
+        hint = f"; the likeliest grid runs past the {' and '.join(cut)} edge of the picture" if cut else ""
         return GridFit.failed(
             f"no board: no candidate grid shows the printed red/black card pattern "
-            f"(best z {z:.1f} < {config.min_z:.1f}, or not {config.min_z_margin:.1f} above the next placement)",
+            f"(best z {z:.1f} < {config.min_z:.1f}, or not {config.min_z_margin:.1f} above the next placement)"
+            f"{hint}",
             score=z,
         )
     by_net = verdict.vouches  # (the ink alone fell short: the network must still vouch at the end)
@@ -393,8 +398,9 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
     # (a cropped photo, a lens whose centre is not the image's).
     # (A grid the free corners placed must look square too: they place, they do not shape;
     # unless the turn network, which refuses a grid bent or scaled off the cards, vouches for it.)
-    if not _plausible(best.corners, (w, h), config, aspect=best.framed and not verdict.vouches):
-        return GridFit.failed("no board: the best grid is not a plausible view of the board", score=best.z)
+    why = _implausibility(best.corners, (w, h), config, aspect=best.framed and not verdict.vouches)
+    if why is not None:
+        return GridFit.failed(f"no board: {why}", score=best.z)
     if best.cells < config.min_ink_cells and not verdict.vouches:
         # Too few cells show print for the pattern to have been read at all (washed out).
         return GridFit.failed(
@@ -910,25 +916,45 @@ def _plausible(corners: np.ndarray, size: tuple[int, int], config: LocateConfig,
 
     The metric aspect (the slowest test) is left out with ``aspect=False``, for rough guesses.
     """
+    return _implausibility(corners, size, config, aspect=aspect) is None
+
+
+def _implausibility(corners: np.ndarray, size: tuple[int, int], config: LocateConfig, *,
+                    aspect: bool = True) -> str | None:
+    """Why these corners cannot be a photographed 10x10 grid, in words a player can act on;
+    None where they can be (see ``_plausible``)."""
     c = np.asarray(corners, dtype=np.float64)
     if c.shape != (4, 2) or not np.isfinite(c).all():
-        return False
+        return "the grid has no four finite corners"
     edges = roll_rows(c) - c
     cross = edges[:, 0] * roll_rows(edges)[:, 1] - edges[:, 1] * roll_rows(edges)[:, 0]
     if not (np.all(cross > 0) or np.all(cross < 0)):
-        return False
+        return "the grid it found is folded over itself"
     sides = np.linalg.norm(edges, axis=1)
     if sides.min() < SIZE * config.min_cell_px:
-        return False
+        return "the board is too small in the picture: move the camera closer"
     if max(sides[0] / sides[2], sides[2] / sides[0], sides[1] / sides[3], sides[3] / sides[1]) > config.max_side_ratio:
-        return False
-    slack = config.max_outside * np.array(size, dtype=np.float64)
-    if np.any(c < -slack) or np.any(c > np.array(size) + slack):
-        return False
+        return "the board is seen too steeply: raise the camera or tilt it further down"
+    outside = _edges_crossed(c, size, config.max_outside)
+    if outside:
+        return (f"the board runs past the {' and '.join(outside)} edge of the picture: "
+                "move the camera so the whole board shows")
     if not aspect:
-        return True
-    aspect = metric_aspect(order_as_seen(c), size)
-    return max(aspect, 1.0 / max(aspect, 1e-9)) <= config.max_aspect
+        return None
+    ratio = metric_aspect(order_as_seen(c), size)
+    if max(ratio, 1.0 / max(ratio, 1e-9)) > config.max_aspect:
+        return "the grid it found is not the board's shape"
+    return None
+
+
+def _edges_crossed(corners: np.ndarray, size: tuple[int, int], slack: float) -> list[str]:
+    """The picture's edges (``"top"``, ``"right"``, ``"bottom"``, ``"left"``) that ``corners``
+    ``(4, 2)`` lie beyond by more than ``slack`` of the picture's width or height."""
+    w, h = size
+    x, y = corners[:, 0], corners[:, 1]
+    beyond = {"top": y.min() < -slack * h, "right": x.max() > w + slack * w,
+              "bottom": y.max() > h + slack * h, "left": x.min() < -slack * w}
+    return [edge for edge, out in beyond.items() if out]
 
 
 def _register(frame, gray, white, board, corners, config: LocateConfig) -> InkMatch:
