@@ -61,8 +61,9 @@ def test_ruled_out_classes_lose_their_probability_to_the_rest():
 
 def test_a_dim_classic_card_the_network_half_takes_for_a_white_chip_is_no_chip(monkeypatch):
     """Seed 6020 (hard, classic): the network gives two empty cards most of its probability
-    (0.76 and 0.8) as white chips, which the classic set does not have; counted as chip
-    evidence, they were read as red chips. (Seed 6198, used before, no longer fools the network.)"""
+    (0.76 and 0.8 when this test was written) as white chips, which the classic set does not
+    have; counted as chip evidence, they were read as red chips (since the refit on scenes of
+    other saturations, one of them). (Seed 6198, used before, no longer fools the network.)"""
     scene = render(random_spec(6020, edition="classic", difficulty="hard"))
     cells = ((0, 1), (0, 2))
     assert all(scene.labels[r][c] == "empty" for r, c in cells)
@@ -70,7 +71,7 @@ def test_a_dim_classic_card_the_network_half_takes_for_a_white_chip_is_no_chip(m
     assert all(read[r][c] == "empty" for r, c in cells)
     monkeypatch.setattr(patch_net, "only_classes", lambda logits, possible: logits)
     unruled = detect(scene.frame, corners=scene.corners, edition="classic").labels
-    assert all(unruled[r][c] in ("red", "blue") for r, c in cells)
+    assert any(unruled[r][c] in ("red", "blue") for r, c in cells)
 
 
 def test_the_shipped_network_tells_chips_from_cards():
@@ -151,8 +152,8 @@ def test_a_chip_the_network_is_sure_is_blue_is_not_read_white():
 def test_white_chips_in_a_glare_the_cue_network_is_sure_of_are_read_by_the_network():
     """Seed 6069 (hard, Jumbo): a lamp clips a diagonal of white chips on white cards (83 to
     100 % of each centre). The cue network, its colour and edges gone, reads them empty beyond
-    doubt and one empty cell white; the patch network, asked about the clipped cells read
-    empty, sees them."""
+    doubt (one of them, since the refit on scenes of other saturations, blue), and never white;
+    the patch network, asked about the clipped cells read empty, sees them."""
     scene = render(random_spec(6069, edition="jumbo", difficulty="hard"))
     truth = np.asarray(scene.labels)
     visible = ~np.asarray(scene.occluded)
@@ -160,7 +161,7 @@ def test_white_chips_in_a_glare_the_cue_network_is_sure_of_are_read_by_the_netwo
     assert all(truth[cell] == "flipped" for cell in line)
     unasked = DetectConfig(reader=replace(ReaderConfig(), patch_clipped=1.0))
     before = np.asarray(detect(scene.frame, corners=scene.corners, edition="jumbo", config=unasked).labels)
-    assert all(before[cell] == "empty" for cell in line)
+    assert not any(before[cell] == "flipped" for cell in line)
     read = np.asarray(detect(scene.frame, corners=scene.corners, edition="jumbo").labels)
     assert (read[visible] == truth[visible]).all()
 
