@@ -46,6 +46,7 @@ from engine.labels import TEAM_COLOURS
 from engine.layout import CORNERS, COURT_MAP, SIZE
 from vision import patch_net
 from vision.cell_model import ChipNet, load_chip_nets
+from vision.clipping import clip_levels
 from vision.colour import DEFAULT_PROTOTYPES, ColourModel, balanced_lab
 from vision.patch_net import PatchConfig, PatchNet, cell_patches, load_patch_net
 from vision.twins import TWIN
@@ -118,7 +119,8 @@ class ReaderConfig:
     texture_scale: float = 4.0
     """Mean ΔE from the disc's median by which a twin must be busier to count as uncovered."""
     saturated_level: int = 250
-    """A raw channel at or above this is clipped by the camera (glare): its colour is unknown."""
+    """A raw channel at or above this is clipped by the camera (glare): its colour is unknown.
+    (Scaled down where the channel's clipped plateau lies lower: ``vision.clipping``.)"""
     ref_delta_low: float = 4.0
     """Smaller ΔE counted as a slight change (white plastic on white card)."""
     ncc_floor: float = 4.0
@@ -388,8 +390,9 @@ class CellReader:
         lab, white = self._balanced_lab(grid)
         lab_planes = cv2.split(lab)
         planes = [p.reshape(-1) for p in lab_planes]
-        raw_max = np.take(grid.reshape(-1), self._core3).max(axis=0)  # brightest raw channel
-        saturated = (raw_max >= cfg.saturated_level).mean(axis=1)
+        raw = np.take(grid.reshape(-1), self._core3)  # (3, 100, n): B, G, R
+        levels = clip_levels(grid, cfg.saturated_level)[:, None, None]
+        saturated = (raw >= levels).any(axis=0).mean(axis=1)  # a channel the camera clipped
         flat = lab.reshape(-1)
         core = np.take(flat, self._core3)  # (3, 100, n): L, a, b
         core_med = _row_median(core)  # (3, 100)

@@ -53,6 +53,7 @@ import numpy as np
 
 from engine.labels import TEAM_COLOURS, Label
 from engine.layout import EDITIONS, SIZE
+from vision.clipping import clip_levels
 from vision.geometry import guess_edition
 from vision.motion import (
     Rectifier,
@@ -873,8 +874,9 @@ class BoardTracker:
         return waiting
 
     def _blown(self, rect: np.ndarray) -> bool:
-        """Is most of the rectified board clipped to white (too bright to tell a hand from a card)?"""
-        return float((rect.max(axis=2) >= 250).mean()) > self.config.max_blown_fraction
+        """Is most of the rectified board clipped to white (too bright to tell a hand from a card)?
+        (Clipped as ``vision.clipping`` tells it: at 250 or more, or on a lower plateau under a cast.)"""
+        return float((rect >= clip_levels(rect)).any(axis=2).mean()) > self.config.max_blown_fraction
 
     def _relit_region(self, large: bool, seeds: np.ndarray, t: float, *, gone: bool) -> bool:
         """Has a changed region too large for a move been there, with nothing moving or reaching

@@ -32,7 +32,7 @@ class TrackConfig:
     """A board with at most this many changed cells looks as it did (a move or two): a large
     changed region that left it was no new light, and the time toward a relight starts again."""
     max_blown_fraction: float = 0.8
-    """A board this much blown out (a channel at 250 or more) is not taken as a new look: an arm
+    """A board this much blown out (a channel clipped: ``vision.clipping``) is not taken as a new look: an arm
     or hand is as white as the cards there, so the tracker says the light is too bright instead."""
     max_relight_moves: int = 3
     """After a relight, cells read surely as something other than committed are read again as
