@@ -44,6 +44,16 @@ def test_a_picture_without_a_plateau_or_too_dim_to_clip_keeps_the_nominal_level(
     assert clip_levels(ramp).tolist() == [250.0, 250.0, 250.0]
 
 
+def test_an_evenly_lit_card_that_did_not_clip_keeps_the_nominal_level():
+    """A card white at 230 under a gentle falloff, with a camera's noise: its top levels are a thin
+    tail, not a plateau, though one warm channel reaches 250."""
+    rng = np.random.default_rng(1)
+    falloff = np.linspace(-6, 6, 400)[None, :, None]
+    card = np.clip(np.rint(np.array([222.0, 230.0, 244.0]) + falloff + rng.normal(0, 2, (300, 400, 3))), 0, 255)
+    assert (card[..., 2] >= 250).any()
+    assert clip_levels(card.astype(np.uint8)).tolist() == [250.0, 250.0, 250.0]
+
+
 def test_float_pictures_are_read_on_the_same_scale():
     card = _lit_card((1.0, 0.9, 0.6))
     assert clip_levels(card.astype(np.float32)) == pytest.approx(clip_levels(card))

@@ -18,8 +18,10 @@ MIN_TOP = 128
 camera's white-balance gains do not take a clipped channel below half."""
 BAND = 3
 """Levels below the top that count as on the plateau (JPEG smears it by a level or two)."""
-MIN_SHARE = 0.005
-"""Share of the pixels the plateau must hold."""
+MIN_SHARE = 0.02
+"""Share of the pixels the plateau must hold. A card white that did not clip spreads over many
+levels (the light falls off across the board, the print and the camera add noise), so its top
+few levels hold a thin tail, far under this; a glare spot the camera clipped holds more."""
 
 
 def clip_levels(image: np.ndarray, level: int = 250) -> np.ndarray:
