@@ -115,6 +115,8 @@ def _print_text(det: Any) -> None:
     points = (f"{n} {x:.1f},{y:.1f}" for n, (x, y) in zip(names, det.corners, strict=True))
     lines.append("corners: " + "  ".join(points))
     lines.append(f"edition: {det.edition}   orientation confidence: {det.orientation_confidence:.2f}")
+    if det.mirrored:
+        lines.append("the picture is mirrored (the camera's mirror setting is on): the board was read through it")
     doubtful = int((det.confidence < 0.6).sum())
     if doubtful:
         lines.append(f"{doubtful} cell(s) read with low confidence (see --json or --overlay)")

@@ -100,3 +100,23 @@ def test_a_dull_marker_can_be_taught_against_the_empty_board():
     assert learned, learned.reason
     mean = ColourModel.from_dict(learned.colour_model).prototypes["red"].mean
     assert np.hypot(mean[1], mean[2]) < 15, "a grey coin is learned as a low-chroma colour"
+
+
+def test_a_mirroring_webcam_calibrates_and_its_profile_reads_the_board():
+    """A profile made from a mirrored picture keeps its corners as seen (anticlockwise on
+    screen), and reading later frames from the same camera through it reads the right cells."""
+    import cv2
+
+    from vision.detect import detect
+    from vision.geometry import mirror_points, mirrored
+
+    cells = {(2, 3): "blue", (5, 6): "green", (7, 2): "red", (1, 8): "blue"}
+    empty, chips = taught_scene(8, "classic", cells)
+    width = empty.frame.shape[1]
+    profile = calibrate(cv2.flip(empty.frame, 1))
+    assert profile, getattr(profile, "reason", "")
+    assert mirrored(np.asarray(profile.corners))
+    assert corner_error(profile.corners, mirror_points(empty.corners, width)) < 0.01
+    det = detect(cv2.flip(chips.frame, 1), profile=profile, reference=cv2.flip(empty.frame, 1))
+    assert det, det.reason
+    assert det.labels == [list(row) for row in chips.labels]

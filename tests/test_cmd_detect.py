@@ -45,6 +45,21 @@ def test_readable_output_is_the_engine_notation(board, capsys):
     assert any(line.startswith("corners:") for line in lines)
 
 
+def test_readable_output_says_when_the_picture_is_mirrored(board, tmp_path, capsys):
+    scene, path, corners = board
+    assert main(["detect", str(path), "--corners", corners]) == 0
+    assert "mirrored" not in capsys.readouterr().out
+    flipped = tmp_path / "mirrored.png"
+    cv2.imwrite(str(flipped), cv2.flip(scene.frame, 1))
+    assert main(["detect", str(flipped)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any("picture is mirrored" in line for line in lines)
+    letters = {"empty": ".", "free": "*", "blue": "B", "green": "G", "red": "R"}
+    expected = np.array([[letters[v] for v in row] for row in scene.labels])
+    visible = ~scene.occluded
+    assert np.array_equal(np.array([list(line) for line in lines[:10]])[visible], expected[visible])
+
+
 def test_overlay_is_written(board, tmp_path, capsys):
     _, path, corners = board
     out = tmp_path / "overlay.png"

@@ -221,3 +221,32 @@ def test_a_profile_calibrated_on_frames_of_another_shape_leaves_the_board_to_be_
     det = detect(scene.frame, profile=SquareFrameProfile())
     assert det and det.source == "located"
     assert np.allclose(det.corners, scene.corners, atol=1.5)
+
+
+def _mirrored(seen):
+    """A webcam's mirrored picture of ``seen``, and where its canonical corners lie in it."""
+    import cv2
+
+    from vision.geometry import mirror_points
+
+    return cv2.flip(seen.frame, 1), mirror_points(seen.corners, seen.frame.shape[1])
+
+
+def test_a_mirroring_webcam_s_board_is_found_and_read(scene):
+    """Many webcams mirror their picture by default; the print then matches no turn of the
+    layout, and without a second look the board is never found."""
+    frame, corners = _mirrored(scene)
+    det = detect(frame)
+    assert det, det.reason
+    assert det.mirrored and det.to_dict()["mirrored"] is True
+    assert np.abs(det.corners - corners).max() < 2.0
+    visible = ~scene.occluded
+    assert np.array_equal(np.array(det.labels)[visible], np.array(scene.labels)[visible])
+    assert not detect(scene.frame, corners=scene.corners).mirrored
+
+
+def test_a_mirrored_board_is_not_looked_for_when_told_not_to(scene):
+    from vision.detect import DetectConfig
+
+    frame, _ = _mirrored(scene)
+    assert not detect(frame, config=DetectConfig(try_mirrored=False))

@@ -869,3 +869,34 @@ def test_a_profile_calibrated_on_frames_of_another_shape_finds_the_board_instead
     tracker.update(frame, t=0.0, index=0)
     assert searched == [frame.shape]
     assert np.allclose(tracker.corners, table.corners(), atol=0.5)
+
+
+class MirroredTable(Table):
+    """The same table seen by a webcam set to mirror its picture: every frame flipped left to
+    right, the canonical corners anticlockwise on screen."""
+
+    def frame(self, arm_tip: tuple[float, float] | None = None, arm: tuple[int, int, int] = SKIN) -> np.ndarray:
+        tip = None if arm_tip is None else (SIZE_WH[0] - 1 - arm_tip[0], arm_tip[1])
+        return cv2.flip(super().frame(tip, arm), 1)
+
+    def corners(self) -> np.ndarray:
+        from vision.geometry import mirror_points
+
+        return mirror_points(super().corners(), SIZE_WH[0])
+
+
+def test_a_mirrored_picture_is_tracked_through_a_move_and_a_bump() -> None:
+    table = MirroredTable(chips={(1, 1): "blue", (8, 8): "green"}, seed=5)
+    empty = MirroredTable(seed=99)
+    empty.chips = {}
+    reader = CentreColourReader(empty.frame(), table.corners())
+    tracker = BoardTracker(edition="classic", corners=table.corners(), reader=reader)
+    ups = run(tracker, (table.frame() for _ in range(12)))
+    assert ups[-1].state == "live" and commits(ups)[0].committed == expected(table)
+    table.chips[(4, 6)] = "red"
+    more = run(tracker, (table.frame() for _ in range(10)), start=len(ups))
+    assert [u.committed for u in commits(more)] == [expected(table)]
+    table.shift, table.rotate_deg = (4.0, -3.0), 1.5
+    bumped = run(tracker, (table.frame() for _ in range(20)), start=len(ups) + len(more))
+    assert commits(bumped) == [] and any(u.relocked for u in bumped)
+    assert np.abs(bumped[-1].corners - table.corners()).max() < 1.5

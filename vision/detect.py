@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import cv2
 import numpy as np
 
 from engine.labels import TEAM_COLOURS, edition_of_colours
@@ -23,7 +24,7 @@ from engine.layout import EDITIONS, SIZE
 from vision.classify import CellReader, CellReading, ReaderConfig
 from vision.colour import DEFAULT_PROTOTYPES, ColourModel, default_labels
 from vision.flipped import FlippedPrior, read_flipped_as_lines
-from vision.geometry import GridFit, guess_edition
+from vision.geometry import GridFit, guess_edition, mirror_points, mirrored
 from vision.locate import LocateConfig, locate_grid
 from vision.warp import check_corners, check_frame, corners_in_frame
 
@@ -47,6 +48,9 @@ class DetectConfig:
     before giving up."""
     flipped: FlippedPrior | None = field(default_factory=FlippedPrior)
     """White chips read as whole sequences (None: cell by cell)."""
+    try_mirrored: bool = True
+    """Where no board shows, look for one in the frame flipped left to right: many webcams
+    and phone cameras mirror their picture by default, as a video call's self-view does."""
 
 
 @dataclass
@@ -71,6 +75,11 @@ class Detection:
     def __bool__(self) -> bool:
         return self.corners is not None and self.labels is not None and not self.reason
 
+    @property
+    def mirrored(self) -> bool:
+        """Whether the frame shows the board mirrored (its corners run anticlockwise on screen)."""
+        return self.corners is not None and mirrored(self.corners)
+
     def to_dict(self) -> dict[str, Any]:
         """The ``detect --json`` object (an ``{"error": ...}`` object when not found)."""
         if not self:
@@ -83,6 +92,7 @@ class Detection:
             "confidence": [[round(float(v), 3) for v in row] for row in self.confidence],
             "edition": self.edition,
             "source": self.source,
+            "mirrored": self.mirrored,
             "timings_ms": _rounded(self.timings),
         }
 
@@ -114,8 +124,27 @@ class _Placement:
 
 
 def _locate_and_orient(frame: np.ndarray, edition: str | None, timings: dict[str, float],
-                       config: LocateConfig) -> _Placement:
-    """Find the grid with no help and decide which corner is (0, 0)."""
+                       config: LocateConfig, try_mirrored: bool) -> _Placement:
+    """Find the grid with no help and decide which corner is (0, 0); where no board shows and
+    ``try_mirrored``, look in the frame flipped left to right too (a webcam set to mirror shows
+    the print mirrored, which reads as no layout at all). A board found there keeps its
+    corners in this frame's pixels, anticlockwise on screen (``vision.geometry.mirrored``):
+    cells are read through the same corners whichever way the picture is flipped."""
+    placed = _locate_and_orient_as_seen(frame, edition, timings, config)
+    if placed or not try_mirrored:
+        return placed
+    with _timed(timings, "mirrored"):
+        flipped = _locate_and_orient_as_seen(cv2.flip(frame, 1), edition, {}, config)
+    if not flipped:
+        return placed
+    assert flipped.corners is not None
+    log.info("the board shows mirrored: the camera is set to mirror its picture")
+    return replace(flipped, corners=mirror_points(flipped.corners, frame.shape[1]))
+
+
+def _locate_and_orient_as_seen(frame: np.ndarray, edition: str | None, timings: dict[str, float],
+                               config: LocateConfig) -> _Placement:
+    """Find the grid with no help and decide which corner is (0, 0), in the frame as it is."""
     with _timed(timings, "locate"):
         fit = locate_grid(frame, edition=edition, config=config)
     if not fit:
@@ -180,7 +209,7 @@ def _located_without_reference(frame: np.ndarray, ref_frame: np.ndarray, ref_pla
     reason = f"board not found in the reference image: {ref_place.reason}"
     if not config.relocate_fallback:
         return _Placement(None, ref_place.edition, 0.0, "reference", reason=reason)
-    placed = _locate_and_orient(frame, edition, timings, config.locate)
+    placed = _locate_and_orient(frame, edition, timings, config.locate, config.try_mirrored)
     if not placed:
         return _Placement(None, placed.edition, 0.0, "reference", reason=f"{reason}; nor in the frame: {placed.reason}")
     assert placed.corners is not None
@@ -215,7 +244,7 @@ def _place(
         if ref_corners is not None:
             ref_place = _Placement(ref_corners, edition, 1.0, "profile")
         else:
-            ref_place = _locate_and_orient(ref_frame, edition, timings, config.reference_locate)
+            ref_place = _locate_and_orient(ref_frame, edition, timings, config.reference_locate, config.try_mirrored)
             if not ref_place:
                 return _located_without_reference(frame, ref_frame, ref_place, edition, config, timings)
         assert ref_place.corners is not None
@@ -241,14 +270,14 @@ def _place(
         log.info("re-finding from the reference failed: %s", reason)
         if not config.relocate_fallback:
             return _Placement(None, ref_edition, 0.0, "reference", reason=reason or "board not found")
-        placed = _locate_and_orient(frame, ref_edition, timings, config.locate)
+        placed = _locate_and_orient(frame, ref_edition, timings, config.locate, config.try_mirrored)
         # located afresh: the empty board still tells each cell's empty look
         return _Placement(placed.corners, placed.edition, placed.orientation_confidence, placed.source,
                           placed.reason, reference_corners=ref_place.corners)
     profile_corners = _profile_corners(profile, frame)
     if profile_corners is not None:
         return _Placement(profile_corners, edition or config.default_edition, 1.0, "profile")
-    return _locate_and_orient(frame, edition, timings, config.locate)
+    return _locate_and_orient(frame, edition, timings, config.locate, config.try_mirrored)
 
 
 def detect(

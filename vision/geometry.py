@@ -109,6 +109,19 @@ def polygon_area(pts: np.ndarray) -> float:
     return 0.5 * float(np.dot(x, roll_rows(y)) - np.dot(y, roll_rows(x)))
 
 
+def mirrored(corners: np.ndarray) -> bool:
+    """Whether canonical corners (TL, TR, BR, BL) run anticlockwise on screen: the picture shows
+    the board mirrored, as a webcam set to mirror (a video call's self-view) delivers it."""
+    return polygon_area(np.asarray(corners, dtype=np.float64).reshape(4, 2)) < 0.0
+
+
+def mirror_points(points: np.ndarray, width: int) -> np.ndarray:
+    """``(N, 2)`` pixel points of a ``width``-wide frame, where they lie in the frame flipped left
+    to right (``cv2.flip(frame, 1)``); its own inverse."""
+    pts = np.asarray(points, dtype=np.float32).reshape(-1, 2)
+    return np.stack([(width - 1) - pts[:, 0], pts[:, 1]], axis=1)
+
+
 def roll_rows(a: np.ndarray, start: int = 1) -> np.ndarray:
     """``np.roll(a, -start, axis=0)``, a copy beginning at row ``start``: without np.roll's
     generality, which costs more than the work on a 4-point quad (checked thousands of times
