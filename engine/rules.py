@@ -23,6 +23,13 @@ SEQUENCES_NEEDED: dict[int, int] = {2: 2, 3: 1}
 """Sequences a team needs to win, by number of teams (or individual players)."""
 
 
+def most_sequences_on_a_board() -> int:
+    """The most completed sequences one board can hold, in any game: the winners' plus one
+    short of that for each other team (two teams: 2 + 1; three teams: the first sequence wins).
+    A reading with more is a misreading (``vision.flipped`` caps its white lines with it)."""
+    return max(needed + (teams - 1) * (needed - 1) for teams, needed in SEQUENCES_NEEDED.items())
+
+
 class RulesError(ValueError):
     """A table setup the rules do not allow; the message quotes the bad value."""
 

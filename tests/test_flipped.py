@@ -161,6 +161,17 @@ def test_two_sequences_may_share_one_cell():
     assert taken.sum() == 9
 
 
+def test_no_more_white_lines_are_read_than_a_game_can_leave():
+    """Two teams end a game with at most three sequences (the winners' two, one of the
+    others'). Here four rows of cards a lamp has lifted read faintly chip-like (as on a sunlit
+    mat); of four lines there, one at least is a misreading."""
+    rows = (1, 3, 5, 7)
+    labels = _board({})
+    out, _ = _read(labels, _logits(labels, faint={(r, c): 0.5 for r in rows for c in range(2, 7)}))
+    white = [sum(out[r][c] == "flipped" for c in range(2, 7)) for r in rows]
+    assert sorted(white) == [0, 5, 5, 5]
+
+
 @pytest.mark.parametrize("seed", [5094, 5026])
 def test_rendered_jumbo_board_reads_right_only_with_the_lines(seed):
     """Seeds where the cell-by-cell reading misses a white chip (5094) or sees one on an empty

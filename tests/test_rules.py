@@ -9,6 +9,7 @@ from engine.rules import (
     cards_dealt,
     check_player_count,
     dead_cards,
+    most_sequences_on_a_board,
     next_team,
     sequences_needed,
     team_counts,
@@ -38,6 +39,11 @@ def test_cards_dealt(players, cards):
 )
 def test_teams_for_a_player_count(players, sides):
     assert team_counts(players) == sides
+
+
+def test_a_finished_game_leaves_at_most_three_sequences():
+    # two teams: the winners' two and the losers' one; three teams: the first sequence wins
+    assert most_sequences_on_a_board() == sequences_needed(2) + sequences_needed(2) - 1 == 3
 
 
 def test_sequences_needed():

@@ -20,6 +20,7 @@ import numpy as np
 
 from engine.labels import TEAM_COLOURS
 from engine.layout import CORNERS, SIZE
+from engine.rules import most_sequences_on_a_board
 from engine.sequences import WINDOWS
 from vision.cell_model import ChipNet, load_chip_nets
 from vision.classify import NEIGHBOURS
@@ -107,6 +108,9 @@ class FlippedPrior:
     chips only on lines, so a clean frame leaves few strays."""
     stray_free: int = 1
     """White readings off the lines that cost nothing (a single glint is common on any frame)."""
+    max_lines: int = most_sequences_on_a_board()
+    """Most lines taken: no game leaves more sequences on the board (two teams: the winners'
+    two and one of the others'), so a fourth is light on a block of empty cards."""
     line_gain: float = 1.0
     """Weight of the line network's logit (``line_logit``) in a window's support. Its cues are
     about the line, not the sum of its cells: how the line stands out from the cells flanking it
@@ -164,11 +168,12 @@ def _window_lift(lift: np.ndarray, prior: FlippedPrior) -> np.ndarray:
 def _greedy_windows(score: np.ndarray, prior: FlippedPrior, standing: np.ndarray,
                     white_read: np.ndarray) -> list[int]:
     """Windows taken best first while one adds more than ``window_cost`` of new score and is
-    supported, each sharing at most one cell with every window taken before it."""
+    supported, each sharing at most one cell with every window taken before it, and at most
+    ``prior.max_lines`` of them."""
     taken = np.zeros(SIZE * SIZE, dtype=bool)
     allowed = np.ones(len(_WINDOW_CELLS), dtype=bool)
     chosen: list[int] = []
-    while True:
+    while len(chosen) < prior.max_lines:
         gain = np.where(taken[_WINDOW_CELLS], 0.0, score[_WINDOW_CELLS]).sum(axis=1)
         gain[~allowed] = -np.inf
         gain[~_supported(gain, standing, white_read & ~taken, prior)] = -np.inf
@@ -178,6 +183,7 @@ def _greedy_windows(score: np.ndarray, prior: FlippedPrior, standing: np.ndarray
         chosen.append(best)
         taken[_WINDOW_CELLS[best]] = True
         allowed &= _SHARED[best] <= 1
+    return chosen
 
 
 def _supported(gain: np.ndarray, standing: np.ndarray, white_left: np.ndarray,
