@@ -26,6 +26,7 @@ def test_png_grey_and_alpha_become_bgr(tmp_path):
         (b"", "empty"),
         (b"hello, not an image" * 10, "not an image"),
         (b"\x89PNG\r\n\x1a\n" + b"\0" * 50, "not an image"),
+        (b"\0\0\0\x18ftypheic\0\0\0\0mif1heic" + b"\0" * 50, "HEIC photo: save or export it as JPEG"),
     ],
 )
 def test_bad_files(tmp_path, content, reason):

@@ -59,7 +59,7 @@ def decode_image(data: bytes | np.ndarray, *, name: str = "image") -> np.ndarray
     except cv2.error:
         image = None
     if image is None or image.size == 0:
-        raise ImageError(f"{name}: not an image OpenCV can read")
+        raise ImageError(f"{name}: not an image OpenCV can read{_format_hint(buffer)}")
     if image.dtype != np.uint8:
         image = cv2.convertScaleAbs(image, alpha=255.0 / max(1.0, float(np.iinfo(image.dtype).max)))
     if image.ndim == 2:
@@ -69,3 +69,15 @@ def decode_image(data: bytes | np.ndarray, *, name: str = "image") -> np.ndarray
     if min(image.shape[:2]) < 16:
         raise ImageError(f"{name}: the image is too small ({image.shape[1]}x{image.shape[0]} px)")
     return image
+
+
+_UNREADABLE_BRANDS = {b"heic": "HEIC", b"heix": "HEIC", b"hevc": "HEIC", b"mif1": "HEIF", b"avif": "AVIF"}
+"""ISO media brands of still formats OpenCV's usual builds cannot decode (a phone's default)."""
+
+
+def _format_hint(buffer: np.ndarray) -> str:
+    """What to do with a photo in a format OpenCV cannot decode, named from its first bytes
+    (an iPhone saves HEIC unless told otherwise); "" for anything else."""
+    head = bytes(buffer[:12])
+    kind = _UNREADABLE_BRANDS.get(head[8:12]) if head[4:8] == b"ftyp" else None
+    return f" (a {kind} photo: save or export it as JPEG or PNG)" if kind else ""
