@@ -15,6 +15,8 @@ from collections.abc import Callable
 import cv2
 import numpy as np
 
+from vision.geometry import mirror_points
+
 Processing = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 """A frame ``(H, W, 3)`` uint8 and its true corners ``(4, 2)`` in, the processed frame and where
 those corners are in it out."""
@@ -73,8 +75,7 @@ def _portrait(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.nd
 
 def _mirror(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A webcam set to mirror its picture (as video-call previews do)."""
-    w = frame.shape[1]
-    return cv2.flip(frame, 1), np.stack([w - 1 - corners[:, 0], corners[:, 1]], axis=1)
+    return cv2.flip(frame, 1), mirror_points(corners, frame.shape[1]).astype(corners.dtype)
 
 
 PROCESSING: dict[str, Processing] = {
