@@ -163,7 +163,8 @@ def test_the_edition_follows_the_chips_counted_not_a_stray_misread():
 def test_white_chips_the_classic_reader_misses_still_tell_the_jumbo_mat(seed, difficulty):
     """A Jumbo mat whose grid looks classic in shape, with blue and red chips (both sets have
     them) and a white sequence: read with classic colours, the white chips come out as no chips
-    (or one blue), so nothing said Jumbo. The patch network still sees white chips."""
+    (or one blue), so nothing said Jumbo. The patch network still sees white chips; so do the
+    round chips' outlines, on their own (``vision.roundness``)."""
     from dataclasses import replace
 
     from vision.classify import ReaderConfig
@@ -172,10 +173,12 @@ def test_white_chips_the_classic_reader_misses_still_tell_the_jumbo_mat(seed, di
     scene = render(random_spec(seed, edition="jumbo", difficulty=difficulty))
     visible = ~scene.occluded
     assert (np.array(scene.labels) == "flipped").sum() >= 5
-    blind = detect(scene.frame, config=DetectConfig(reader=replace(ReaderConfig(), patch_doubt=0.0)))
+    no_patch = replace(ReaderConfig(), patch_doubt=0.0)
+    blind = detect(scene.frame, config=DetectConfig(reader=no_patch, roundness=None))
     assert blind.edition == "classic"
-    det = detect(scene.frame)
-    assert det.edition == "jumbo"
+    for config in (DetectConfig(roundness=None), DetectConfig(reader=no_patch), DetectConfig()):
+        det = detect(scene.frame, config=config)
+        assert det.edition == "jumbo"
     assert np.array_equal(np.array(det.labels)[visible], np.array(scene.labels)[visible])
 
 
@@ -250,3 +253,22 @@ def test_a_mirrored_board_is_not_looked_for_when_told_not_to(scene):
 
     frame, _ = _mirrored(scene)
     assert not detect(frame, config=DetectConfig(try_mirrored=False))
+
+
+def test_round_chips_tell_a_classic_board_its_outline_takes_for_the_jumbo_mat():
+    """A hard classic frame whose grid outline measures like the Jumbo mat, with only blue and
+    red chips (both sets have them): nothing else told the edition, and glare on two cards was
+    read as white chips, which only the Jumbo mat has. The chips' outlines are round on square
+    cells (``vision.roundness``)."""
+    from vision.detect import DetectConfig
+    from vision.geometry import guess_edition
+
+    scene = render(random_spec(98218, edition="classic", difficulty="hard"))
+    assert guess_edition(scene.corners, (scene.frame.shape[1], scene.frame.shape[0]))[0] == "jumbo"
+    assert {v for row in scene.labels for v in row} == {"free", "empty", "blue", "red"}
+    outline_only = detect(scene.frame, config=DetectConfig(roundness=None))
+    assert outline_only.edition == "jumbo" and any("flipped" in row for row in outline_only.labels)
+    det = detect(scene.frame)
+    assert det.edition == "classic"
+    visible = ~scene.occluded
+    assert np.array_equal(np.array(det.labels)[visible], np.array(scene.labels)[visible])

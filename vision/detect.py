@@ -26,6 +26,7 @@ from vision.colour import DEFAULT_PROTOTYPES, ColourModel, default_labels
 from vision.flipped import FlippedPrior, read_flipped_as_lines
 from vision.geometry import GridFit, guess_edition, mirror_points, mirrored
 from vision.locate import LocateConfig, locate_grid
+from vision.roundness import RoundnessConfig, chip_roundness, edition_by_roundness, sure_chips
 from vision.warp import check_corners, check_frame, corners_in_frame
 
 log = logging.getLogger(__name__)
@@ -48,6 +49,9 @@ class DetectConfig:
     before giving up."""
     flipped: FlippedPrior | None = field(default_factory=FlippedPrior)
     """White chips read as whole sequences (None: cell by cell)."""
+    roundness: RoundnessConfig | None = field(default_factory=RoundnessConfig)
+    """How the chips' outlines are measured to tell the edition where their colours do not
+    (``vision.roundness``; None: not measured)."""
     try_mirrored: bool = True
     """Where no board shows, look for one in the frame flipped left to right: many webcams
     and phone cameras mirror their picture by default, as a video call's self-view does."""
@@ -318,7 +322,7 @@ def detect(
         # with the Jumbo mat.
         # Once they have told it, a chip of the other set (a yellow one read on the classic
         # board) is a misreading: read again with the told edition's chips only.
-        told = _edition_of_chips(reader.seen_colours(frame, placed.corners, reading))
+        told = _told_edition(frame, placed.corners, reader, reading, config.roundness)
         if told is not None and (told != placed.edition or _foreign_chips(reading.labels, told)):
             log.info("the chips say %s (guessed %s): read again with its chips", told, placed.edition)
             placed = replace(placed, edition=told)
@@ -336,14 +340,34 @@ def detect(
     )
 
 
-def _edition_of_chips(labels: list[list[str]], min_chips: int = 1, ratio: float = 3.0) -> str | None:
-    """The edition the chips read say (green only in the classic set, yellow and white (flipped)
-    only on the Jumbo mat), or None. Counted, not just seen: one white chip misread as green must not outvote
-    a dozen yellow ones."""
+def _told_edition(frame: np.ndarray, corners: np.ndarray, reader: CellReader, reading: CellReading,
+                  roundness: RoundnessConfig | None) -> str | None:
+    """The edition the chips tell, or None: by their colours and white chips
+    (``_edition_of_chips``), except where white readings had a say and the chips' outlines
+    (``vision.roundness``) tell it otherwise: glare makes white chips of white cards, but it
+    does not make round chips look like another board's cells."""
+    seen = reader.seen_colours(frame, corners, reading)
+    told = _edition_of_chips(seen)
+    if roundness is None or (told is not None and _edition_of_chips(seen, count_white=False) == told):
+        return told
+    measured = chip_roundness(frame, corners, sure_chips(reading.labels, reading.confidence, roundness), roundness)
+    by_shape = edition_by_roundness(measured, roundness)
+    if by_shape is not None and by_shape != told:
+        log.info("the chips' outlines say %s (their colours and whites: %s)", by_shape, told)
+        return by_shape
+    return told
+
+
+def _edition_of_chips(labels: list[list[str]], min_chips: int = 1, ratio: float = 3.0, *,
+                      count_white: bool = True) -> str | None:
+    """The edition the chips read say (green only in the classic set, yellow and, where
+    ``count_white``, white (flipped) only on the Jumbo mat), or None. Counted, not just seen: one
+    white chip misread as green must not outvote a dozen yellow ones."""
     counts = Counter(v for row in labels for v in row if v in TEAM_COLOURS)
     only = {ed: sum(n for colour, n in counts.items() if edition_of_colours([colour]) == ed) for ed in EDITIONS}
     # Only the Jumbo mat's rules flip locked chips to white.
-    only["jumbo"] += sum(v == "flipped" for row in labels for v in row)
+    if count_white:
+        only["jumbo"] += sum(v == "flipped" for row in labels for v in row)
     for ed, other in (("classic", "jumbo"), ("jumbo", "classic")):
         if only[ed] >= min_chips and only[ed] >= ratio * only[other]:
             return ed
