@@ -109,5 +109,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"Saved {output} ({saved.edition}; grid corners TL TR BR BL {corners_text}; "
           f"reference image {saved.reference_image}"
           + (f"; colours learned: {', '.join(sorted(set(samples.values())))}" if samples else "") + ")")
+    if args.edition is None:
+        # An empty board shows no chips, so only its outline told the edition, and that needs
+        # the camera's focal length: from a steep view it is a poor guess.
+        print(f"The edition ({saved.edition}) was guessed from the board's outline; "
+              "if it is wrong, calibrate again with --edition classic or --edition jumbo")
     print(json.dumps({"profile": str(output), "corners": [list(p) for p in saved.corners]}))
     return 0

@@ -35,7 +35,11 @@ def test_calibrate_with_corners_and_taught_chips(frames, tmp_path, capsys):
     assert profile.edition == "classic"
     assert profile.colour_model is not None
     assert load_reference_image(profile, out).shape == empty.frame.shape
-    assert "Saved" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "Saved" in printed and "guessed from the board's outline" in printed
+    assert main(["calibrate", str(folder / "empty.png"), "-o", str(out), "--corners", corners,
+                 "--edition", "classic", "--force"]) == 0
+    assert "guessed" not in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
