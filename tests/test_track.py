@@ -900,3 +900,23 @@ def test_a_mirrored_picture_is_tracked_through_a_move_and_a_bump() -> None:
     bumped = run(tracker, (table.frame() for _ in range(20)), start=len(ups) + len(more))
     assert commits(bumped) == [] and any(u.relocked for u in bumped)
     assert np.abs(bumped[-1].corners - table.corners()).max() < 1.5
+
+
+def test_searching_looks_in_the_mirrored_frame_only_now_and_then_while_no_board_is_in_view(monkeypatch) -> None:
+    """A failed search that also looks in the mirrored frame costs twice as much; a camera that
+    sees no board all evening pays that on the first search and every eighth after it."""
+    import vision.detect
+
+    asked: list[bool] = []
+
+    def no_board(frame, **kwargs):
+        asked.append(kwargs["config"].try_mirrored)
+        return vision.detect.Detection(reason="no board")
+
+    monkeypatch.setattr(vision.detect, "detect", no_board)
+    tracker = BoardTracker(edition="classic", reader=EmptyLookReader(Table(new_game=True, seed=99).frame()))
+    bare = np.full((SIZE_WH[1], SIZE_WH[0], 3), TABLE_BGR, np.uint8)
+    run(tracker, (bare for _ in range(int(40 * FPS))))
+    every = tracker.config.mirrored_search_every
+    assert len(asked) > 2 * every
+    assert asked == [k % every == 0 for k in range(len(asked))]

@@ -285,10 +285,13 @@ class BoardTracker:
         return min(cfg.search_every_max_seconds, cfg.search_every_seconds * 2.0 ** min(extra, 16))
 
     def _locate(self, frame: np.ndarray) -> np.ndarray | None:
-        """Full detection (reference first when there is one); canonical corners or None."""
-        from vision.detect import detect
+        """Full detection (reference first when there is one); canonical corners or None. The
+        mirrored frame is searched too only on some failed searches (``mirrored_search_every``)."""
+        from vision.detect import DetectConfig, detect
 
-        det = detect(frame, reference=self.reference, profile=self.profile, edition=self.edition)
+        mirrored = self._failed_searches % self.config.mirrored_search_every == 0
+        det = detect(frame, reference=self.reference, profile=self.profile, edition=self.edition,
+                     config=DetectConfig(try_mirrored=mirrored))
         if not det:
             log.debug("board not found: %s", det.reason)
             return None

@@ -115,5 +115,10 @@ class TrackConfig:
     """After this many failed searches in a row the interval doubles per failure, up to the
     maximum: a failed search costs 0.5-2 s of CPU, and a camera that sees no board (set up
     before the board is out) must not keep a core busy all evening."""
+    mirrored_search_every: int = 8
+    """Of the failed searches in a row, the first and every this many after also look for the
+    board in the frame flipped left to right (``DetectConfig.try_mirrored``: a webcam set to
+    mirror), which doubles what a failed search costs; the others look only as seen. A board
+    put down later in a mirroring camera's view is then found within about 16 s."""
     lost_after_seconds: float = 2.0
     """Unreadable for this long: the state says ``no_board``."""
