@@ -252,7 +252,21 @@ def test_a_mirrored_board_is_not_looked_for_when_told_not_to(scene):
     from vision.detect import DetectConfig
 
     frame, _ = _mirrored(scene)
-    assert not detect(frame, config=DetectConfig(try_mirrored=False))
+    assert not detect(frame, config=DetectConfig(look_both_ways=False))
+
+
+def test_a_camera_known_to_mirror_is_looked_at_mirrored_first(scene):
+    """The tracker's search once its board was seen mirrored: one look finds it, and that look
+    alone finds no board in a picture that is not mirrored."""
+    from vision.detect import DetectConfig
+
+    frame, corners = _mirrored(scene)
+    only_mirrored = DetectConfig(mirrored_first=True, look_both_ways=False)
+    det = detect(frame, config=only_mirrored)
+    assert det and det.mirrored and np.abs(det.corners - corners).max() < 2.0
+    assert "mirrored" in det.timings and "locate" not in det.timings
+    assert not detect(scene.frame, config=only_mirrored)
+    assert detect(scene.frame, config=DetectConfig(mirrored_first=True)).corners is not None
 
 
 def test_round_chips_tell_a_classic_board_its_outline_takes_for_the_jumbo_mat():

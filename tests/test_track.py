@@ -910,7 +910,8 @@ def test_searching_looks_in_the_mirrored_frame_only_now_and_then_while_no_board_
     asked: list[bool] = []
 
     def no_board(frame, **kwargs):
-        asked.append(kwargs["config"].try_mirrored)
+        assert not kwargs["config"].mirrored_first
+        asked.append(kwargs["config"].look_both_ways)
         return vision.detect.Detection(reason="no board")
 
     monkeypatch.setattr(vision.detect, "detect", no_board)
@@ -920,3 +921,32 @@ def test_searching_looks_in_the_mirrored_frame_only_now_and_then_while_no_board_
     every = tracker.config.mirrored_search_every
     assert len(asked) > 2 * every
     assert asked == [k % every == 0 for k in range(len(asked))]
+
+
+def test_once_a_board_was_found_mirrored_searches_look_in_the_mirrored_frame_first(monkeypatch) -> None:
+    """A camera set to mirror keeps mirroring: after the board was found in its flipped picture,
+    each later search (here after the camera switches resolution) starts there, and still looks
+    the other way now and then."""
+    import vision.detect
+
+    table = MirroredTable(chips={(1, 1): "blue"}, seed=5)
+    asked: list[tuple[bool, bool]] = []
+
+    def mirrored_board_once(frame, **kwargs):
+        asked.append((kwargs["config"].mirrored_first, kwargs["config"].look_both_ways))
+        if len(asked) > 1:
+            return vision.detect.Detection(reason="no board")
+        return vision.detect.Detection(corners=table.corners(), labels=expected(table), edition="classic")
+
+    monkeypatch.setattr(vision.detect, "detect", mirrored_board_once)
+    empty = MirroredTable(seed=99)
+    empty.chips = {}
+    tracker = BoardTracker(edition="classic", reader=CentreColourReader(empty.frame(), table.corners()))
+    ups = run(tracker, (table.frame() for _ in range(12)))
+    assert ups[-1].state == "live" and asked == [(False, True)]
+    wider = np.full((SIZE_WH[1], SIZE_WH[0] + 160, 3), TABLE_BGR, np.uint8)
+    run(tracker, (wider for _ in range(int(40 * FPS))), start=len(ups))
+    every = tracker.config.mirrored_search_every
+    later = asked[1:]
+    assert len(later) > every
+    assert later == [(True, k % every == 0) for k in range(len(later))]

@@ -52,9 +52,12 @@ class DetectConfig:
     roundness: RoundnessConfig | None = field(default_factory=RoundnessConfig)
     """How the chips' outlines are measured to tell the edition where their colours do not
     (``vision.roundness``; None: not measured)."""
-    try_mirrored: bool = True
-    """Where no board shows, look for one in the frame flipped left to right: many webcams
-    and phone cameras mirror their picture by default, as a video call's self-view does."""
+    look_both_ways: bool = True
+    """Where no board shows, look for one in the frame flipped left to right as well: many
+    webcams and phone cameras mirror their picture by default, as a video call's self-view does."""
+    mirrored_first: bool = False
+    """Look in the flipped frame first: the camera is known to mirror (the tracker sets this
+    once it has found its board mirrored), so a search costs one look, not two."""
 
 
 @dataclass
@@ -128,22 +131,37 @@ class _Placement:
 
 
 def _locate_and_orient(frame: np.ndarray, edition: str | None, timings: dict[str, float],
-                       config: LocateConfig, try_mirrored: bool) -> _Placement:
-    """Find the grid with no help and decide which corner is (0, 0); where no board shows and
-    ``try_mirrored``, look in the frame flipped left to right too (a webcam set to mirror shows
-    the print mirrored, which reads as no layout at all). A board found there keeps its
-    corners in this frame's pixels, anticlockwise on screen (``vision.geometry.mirrored``):
-    cells are read through the same corners whichever way the picture is flipped."""
-    placed = _locate_and_orient_as_seen(frame, edition, timings, config)
-    if placed or not try_mirrored:
-        return placed
+                       config: LocateConfig, detect_config: DetectConfig) -> _Placement:
+    """Find the grid with no help and decide which corner is (0, 0), in the frame as seen and,
+    where no board shows there, in the frame flipped left to right (a webcam set to mirror shows
+    the print mirrored, which reads as no layout at all); ``detect_config`` says which ways to
+    look and in what order. A board found flipped keeps its corners in this frame's pixels,
+    anticlockwise on screen (``vision.geometry.mirrored``): cells are read through the same
+    corners whichever way the picture is flipped."""
+    first = detect_config.mirrored_first
+    looks = (first, not first) if detect_config.look_both_ways else (first,)
+    failed: dict[bool, _Placement] = {}
+    for look_mirrored in looks:
+        placed = _locate_and_orient_looking(frame, edition, timings, config, look_mirrored)
+        if placed:
+            return placed
+        failed[look_mirrored] = placed
+    return failed.get(False, failed[looks[0]])  # the frame as seen gives the reason to report
+
+
+def _locate_and_orient_looking(frame: np.ndarray, edition: str | None, timings: dict[str, float],
+                               config: LocateConfig, look_mirrored: bool) -> _Placement:
+    """One look: in the frame as seen, or flipped left to right with the corners found mapped
+    back into this frame's pixels."""
+    if not look_mirrored:
+        return _locate_and_orient_as_seen(frame, edition, timings, config)
     with _timed(timings, "mirrored"):
-        flipped = _locate_and_orient_as_seen(cv2.flip(frame, 1), edition, {}, config)
-    if not flipped:
+        placed = _locate_and_orient_as_seen(cv2.flip(frame, 1), edition, {}, config)
+    if not placed:
         return placed
-    assert flipped.corners is not None
+    assert placed.corners is not None
     log.info("the board shows mirrored: the camera is set to mirror its picture")
-    return replace(flipped, corners=mirror_points(flipped.corners, frame.shape[1]))
+    return replace(placed, corners=mirror_points(placed.corners, frame.shape[1]))
 
 
 def _locate_and_orient_as_seen(frame: np.ndarray, edition: str | None, timings: dict[str, float],
@@ -213,7 +231,7 @@ def _located_without_reference(frame: np.ndarray, ref_frame: np.ndarray, ref_pla
     reason = f"board not found in the reference image: {ref_place.reason}"
     if not config.relocate_fallback:
         return _Placement(None, ref_place.edition, 0.0, "reference", reason=reason)
-    placed = _locate_and_orient(frame, edition, timings, config.locate, config.try_mirrored)
+    placed = _locate_and_orient(frame, edition, timings, config.locate, config)
     if not placed:
         return _Placement(None, placed.edition, 0.0, "reference", reason=f"{reason}; nor in the frame: {placed.reason}")
     assert placed.corners is not None
@@ -248,7 +266,7 @@ def _place(
         if ref_corners is not None:
             ref_place = _Placement(ref_corners, edition, 1.0, "profile")
         else:
-            ref_place = _locate_and_orient(ref_frame, edition, timings, config.reference_locate, config.try_mirrored)
+            ref_place = _locate_and_orient(ref_frame, edition, timings, config.reference_locate, config)
             if not ref_place:
                 return _located_without_reference(frame, ref_frame, ref_place, edition, config, timings)
         assert ref_place.corners is not None
@@ -274,14 +292,14 @@ def _place(
         log.info("re-finding from the reference failed: %s", reason)
         if not config.relocate_fallback:
             return _Placement(None, ref_edition, 0.0, "reference", reason=reason or "board not found")
-        placed = _locate_and_orient(frame, ref_edition, timings, config.locate, config.try_mirrored)
+        placed = _locate_and_orient(frame, ref_edition, timings, config.locate, config)
         # located afresh: the empty board still tells each cell's empty look
         return _Placement(placed.corners, placed.edition, placed.orientation_confidence, placed.source,
                           placed.reason, reference_corners=ref_place.corners)
     profile_corners = _profile_corners(profile, frame)
     if profile_corners is not None:
         return _Placement(profile_corners, edition or config.default_edition, 1.0, "profile")
-    return _locate_and_orient(frame, edition, timings, config.locate, config.try_mirrored)
+    return _locate_and_orient(frame, edition, timings, config.locate, config)
 
 
 def detect(

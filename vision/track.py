@@ -54,7 +54,7 @@ import numpy as np
 from engine.labels import TEAM_COLOURS, Label
 from engine.layout import EDITIONS, SIZE
 from vision.clipping import clip_levels
-from vision.geometry import guess_edition
+from vision.geometry import guess_edition, mirrored
 from vision.motion import (
     Rectifier,
     align,
@@ -174,6 +174,7 @@ class BoardTracker:
         self._t = 0.0
         self._last_search = -math.inf
         self._failed_searches = 0
+        self._camera_mirrors = False  # learnt from the last grid locked onto
         self._unreadable_since: float | None = None
         self.committed: np.ndarray | None = None
         self._reset_lock_state()
@@ -246,6 +247,7 @@ class BoardTracker:
     def _lock(self, corners: np.ndarray, frame: np.ndarray) -> None:
         """Lock onto ``corners``; the background is kept (a re-lock moves only the geometry)."""
         self._frame_shape = frame.shape[:2]
+        self._camera_mirrors = mirrored(corners)
         self._rectifier = Rectifier.build(
             corners, edition=self.edition or "classic", frame_shape=frame.shape, config=self.config.motion
         )
@@ -286,12 +288,13 @@ class BoardTracker:
 
     def _locate(self, frame: np.ndarray) -> np.ndarray | None:
         """Full detection (reference first when there is one); canonical corners or None. The
-        mirrored frame is searched too only on some failed searches (``mirrored_search_every``)."""
+        frame is looked at the way the last board was seen first (flipped left to right if the
+        camera mirrors), and the other way only on some failed searches (``mirrored_search_every``)."""
         from vision.detect import DetectConfig, detect
 
-        mirrored = self._failed_searches % self.config.mirrored_search_every == 0
+        both_ways = self._failed_searches % self.config.mirrored_search_every == 0
         det = detect(frame, reference=self.reference, profile=self.profile, edition=self.edition,
-                     config=DetectConfig(try_mirrored=mirrored))
+                     config=DetectConfig(look_both_ways=both_ways, mirrored_first=self._camera_mirrors))
         if not det:
             log.debug("board not found: %s", det.reason)
             return None

@@ -117,8 +117,10 @@ class TrackConfig:
     before the board is out) must not keep a core busy all evening."""
     mirrored_search_every: int = 8
     """Of the failed searches in a row, the first and every this many after also look for the
-    board in the frame flipped left to right (``DetectConfig.try_mirrored``: a webcam set to
-    mirror), which doubles what a failed search costs; the others look only as seen. A board
-    put down later in a mirroring camera's view is then found within about 16 s."""
+    board the other way than it was last seen (flipped left to right or not:
+    ``DetectConfig.look_both_ways``, for a webcam set to mirror), which doubles what a failed
+    search costs; the others look only the way the last board was seen, as seen before any was.
+    A mirroring camera's board is found at its first search after one was seen mirrored, else
+    within about 16 s of being put down."""
     lost_after_seconds: float = 2.0
     """Unreadable for this long: the state says ``no_board``."""
