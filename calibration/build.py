@@ -68,7 +68,7 @@ def calibrate(
     """
     found = detect(empty_frame, corners=corners, edition=edition, config=config.detect)
     if not found:
-        return CalibrationFailure(f"board not found: {found.reason}")
+        return CalibrationFailure(found.reason)
     assert found.labels is not None and found.corners is not None
     chips = [
         (r, c) for r, row in enumerate(found.labels) for c, label in enumerate(row) if label not in ("empty", "free")

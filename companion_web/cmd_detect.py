@@ -57,10 +57,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"sequence-companion detect: {exc}", file=sys.stderr)
         return exc.exit_code if isinstance(exc, CliError) else 2
     if not det:
-        message = f"board not found: {det.reason}"
         if args.json:
-            _print_json({"error": message})
-        print(f"sequence-companion detect: {message}", file=sys.stderr)
+            _print_json({"error": det.reason})
+        print(f"sequence-companion detect: {det.reason}", file=sys.stderr)
         return 1
     if args.overlay:
         _write_overlay(args.overlay, frame, det)

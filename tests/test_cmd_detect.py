@@ -101,3 +101,15 @@ def test_bad_input_is_one_line_and_non_zero(case, board, tmp_path, capsys):
     captured = capsys.readouterr()
     data = json.loads(captured.out)
     assert set(data) == {"error"} and data["error"]
+
+
+def test_a_greyscale_photo_is_refused_with_what_to_do(board, tmp_path, capsys):
+    """Every chip of a greyscale photo would read as one team: the user is told why instead."""
+    scene, _, _ = board
+    path = tmp_path / "grey.png"
+    cv2.imwrite(str(path), cv2.cvtColor(scene.frame, cv2.COLOR_BGR2GRAY))
+    assert main(["detect", str(path)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and "no colour" in captured.err
+    assert main(["detect", str(path), "--json"]) == 1
+    assert "no colour" in json.loads(capsys.readouterr().out)["error"]

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from vision.colour import CLIP_DRIFT, ColourModel, balanced_lab, display_hue, hue_sectors
+from vision.colour import CLIP_DRIFT, ColourModel, balanced_lab, display_hue, hue_sectors, lacks_colour
 
 
 def _patch(bgr, n=200, noise=6.0, seed=0):
@@ -115,3 +115,37 @@ def test_hue_sectors_claim_a_prototypes_sextant_and_drift_past_a_shared_tie():
     table = hue_sectors(((0, 2.0, 0.8), (1, 45.0, 0.95), (2, 225.0, 0.63)))
     assert (table[0:60] == -1).all() and (table[180:240] == 2).all()
     assert (hue_sectors(()) == -1).all()
+
+
+def _grey_copies(frame: np.ndarray) -> dict[str, np.ndarray]:
+    """A colour frame as a greyscale photo, a noisy night-mode webcam and a JPEG of the photo."""
+    import cv2
+
+    grey = cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    noise = np.random.default_rng(1).normal(0.0, 4.0, grey.shape)
+    noisy = np.clip(grey + noise, 0, 255).astype(np.uint8)
+    jpeg = cv2.imdecode(cv2.imencode(".jpg", grey, [cv2.IMWRITE_JPEG_QUALITY, 40])[1], cv2.IMREAD_COLOR)
+    return {"grey": grey, "noisy": noisy, "jpeg": jpeg}
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "hard"])
+def test_a_grey_picture_is_told_from_a_dull_colour_one(difficulty):
+    """Chips cannot be read from a greyscale photo or a night-mode webcam; a dim, washed-out
+    colour frame still carries their colours."""
+    import cv2
+
+    from vision.sim import random_spec, render
+
+    frame = render(random_spec(3, edition="classic", difficulty=difficulty)).frame
+    hsv = cv2.cvtColor(frame, cv2.COLOR_BGR2HSV)
+    hsv[..., 1] //= 3
+    dull = (cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR) * 0.4).astype(np.uint8)
+    assert not lacks_colour(frame) and not lacks_colour(dull)
+    for name, grey in _grey_copies(frame).items():
+        assert lacks_colour(grey), name
+
+
+@pytest.mark.parametrize("level", [0, 90, 255])
+def test_a_view_with_nothing_in_it_is_not_called_grey(level):
+    """A covered lens or a bare wall shows no board, which is what a user should be told."""
+    assert not lacks_colour(np.full((360, 640, 3), level, np.uint8))

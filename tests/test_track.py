@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from engine.layout import CORNERS, SIZE
+from vision.colour import NO_COLOUR
 from vision.motion import MotionConfig, Rectifier, cell_difference, edge_difference, regions_touching
 from vision.sim.board_art import board_art
 from vision.track import TOO_BRIGHT, BoardTracker, TrackConfig, TrackUpdate
@@ -377,6 +378,25 @@ def test_the_margin_check_sees_an_arm_across_the_margin_not_a_chip_overhanging_i
     assert whole[0, 7] > 20
     crossed = outer[0]
     assert crossed[7] > 20 and crossed[6] > 20 and crossed[8] > 20 and crossed[4] < 1.0
+
+
+def test_a_camera_in_night_mode_holds_the_board_and_reads_no_chips() -> None:
+    """A webcam that switches to grey infrared in a dim room would read every chip as one team:
+    the board is held as it was, the page says why, and a chip placed meanwhile is committed
+    once the colour is back."""
+    table = Table(chips={(2, 2): "green", (7, 7): "blue"}, seed=23)
+    tracker, ups = started(table)
+    table.chips[(4, 3)] = "red"
+
+    def night(frame: np.ndarray) -> np.ndarray:
+        return cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+
+    dark = run(tracker, (night(table.frame()) for _ in range(30)), start=len(ups))
+    assert commits(dark) == [] and {u.message for u in dark} == {NO_COLOUR}
+    assert all(u.state == "occluded" for u in dark)
+    back = run(tracker, (table.frame() for _ in range(30)), start=len(ups) + len(dark))
+    assert [u.committed for u in commits(back)] == [expected(table)]
+    assert back[-1].state == "live"
 
 
 def test_flicker_is_not_a_change() -> None:

@@ -69,6 +69,38 @@ SPREAD_FLOOR: tuple[float, float, float] = (8.0, 5.0, 5.0)
 """Smallest spread a learned prototype may have (a few pixels must not make it razor-thin)."""
 
 
+GREY_SPREAD = 10.0
+"""Most a picture's channels may differ (at the 99.9th percentile, ``lacks_colour``) and it
+still carries no colour. Rendered frames of seeds 96000-96059 gave 17 or more even at a
+quarter of their brightness or a third of their saturation; their greyscale copies, with
+sensor noise of 4 levels per channel or as JPEG, gave 5 or less."""
+
+GREY_CONTRAST = 32.0
+"""Least range of grey levels (1st to 99th percentile) a colourless frame must show for
+``lacks_colour`` to call it a grey picture rather than an empty view."""
+
+NO_COLOUR = ("the picture has no colour (a greyscale photo, or a camera in its night mode): "
+             "chips cannot be told apart; light the table, or use a colour photo")
+
+
+def lacks_colour(image: np.ndarray, *, width: int = 320) -> bool:
+    """Whether a BGR ``image`` shows things but carries no colour to read chips by: a greyscale
+    photo, or a webcam switched to its infrared night mode, whose chips would all read as one
+    team. The spread between each pixel's channels is taken on a copy ``width`` pixels wide
+    (averaging sensor noise away) and compared at its 99.9th percentile with ``GREY_SPREAD``.
+    A frame with nothing in it (a covered lens, a bare wall) is not called grey: no board is
+    found there, which says more."""
+    h, w = image.shape[:2]
+    if w > width:
+        image = cv2.resize(image, (width, max(1, round(h * width / w))), interpolation=cv2.INTER_AREA)
+    b, g, r = cv2.split(image)
+    high, low = cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r)
+    if float(np.percentile(cv2.subtract(high, low), 99.9)) > GREY_SPREAD:
+        return False
+    dark, light = np.percentile(high, (1.0, 99.0))
+    return float(light - dark) >= GREY_CONTRAST
+
+
 def default_labels(edition: str) -> tuple[str, ...]:
     """Chip labels an edition can show: classic blue/green/red; Jumbo yellow/red/blue + flipped."""
     if edition == "jumbo":

@@ -22,7 +22,7 @@ import numpy as np
 from engine.labels import TEAM_COLOURS, edition_of_colours
 from engine.layout import EDITIONS, SIZE
 from vision.classify import CellReader, CellReading, ReaderConfig
-from vision.colour import DEFAULT_PROTOTYPES, ColourModel, default_labels
+from vision.colour import DEFAULT_PROTOTYPES, NO_COLOUR, ColourModel, default_labels, lacks_colour
 from vision.flipped import FlippedPrior, read_flipped_as_lines
 from vision.geometry import GridFit, guess_edition, mirror_points, mirrored
 from vision.locate import LocateConfig, locate_grid
@@ -60,9 +60,13 @@ class DetectConfig:
     once it has found its board mirrored), so a search costs one look, not two."""
 
 
+NOT_FOUND = "board not found"
+
+
 @dataclass
 class Detection:
-    """The result of ``detect``; falsy (with ``reason``) when the board was not found.
+    """The result of ``detect``; falsy when the board was not read, with ``reason``: a line to
+    show the user (``board not found: ...``, or why the frame cannot be read at all).
 
     ``corners`` ``(4, 2)`` float32 canonical (TL, TR, BR, BL; TL = outer corner of cell (0, 0));
     ``labels`` 10x10 label strings; ``confidence`` ``(10, 10)`` float32 in [0, 1].
@@ -90,7 +94,7 @@ class Detection:
     def to_dict(self) -> dict[str, Any]:
         """The ``detect --json`` object (an ``{"error": ...}`` object when not found)."""
         if not self:
-            return {"error": self.reason or "board not found", "timings_ms": _rounded(self.timings)}
+            return {"error": self.reason or NOT_FOUND, "timings_ms": _rounded(self.timings)}
         assert self.corners is not None and self.confidence is not None
         return {
             "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in self.corners],
@@ -326,12 +330,15 @@ def detect(
         raise ValueError(f"unknown edition {edition!r}; expected one of: {', '.join(EDITIONS)}")
     if edition is None and profile is not None:
         edition = profile.edition
+    if lacks_colour(frame):
+        return Detection(reason=NO_COLOUR, timings={"total": 1000.0 * (time.perf_counter() - start)})
     edition_known = edition is not None
     placed = _place(frame, corners=corners, reference=reference, profile=profile, edition=edition,
                     config=config, timings=timings)
     if not placed:
         timings["total"] = 1000.0 * (time.perf_counter() - start)
-        return Detection(edition=placed.edition, source=placed.source, reason=placed.reason, timings=timings)
+        reason = placed.reason if placed.reason.startswith(NOT_FOUND) else f"{NOT_FOUND}: {placed.reason}"
+        return Detection(edition=placed.edition, source=placed.source, reason=reason, timings=timings)
     assert placed.corners is not None
     reader, reading = _read(frame, placed, reference, profile, edition_known, config, timings)
     if not edition_known:

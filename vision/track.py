@@ -54,6 +54,7 @@ import numpy as np
 from engine.labels import TEAM_COLOURS, Label
 from engine.layout import EDITIONS, SIZE
 from vision.clipping import clip_levels
+from vision.colour import NO_COLOUR, lacks_colour
 from vision.geometry import guess_edition, mirrored
 from vision.motion import (
     Rectifier,
@@ -194,6 +195,10 @@ class BoardTracker:
         if self._rectifier is not None and frame.shape[:2] != self._frame_shape:
             log.info("frame size changed to %s; locating the board again", frame.shape[:2])
             self._drop_lock()
+        if lacks_colour(frame):
+            # A webcam switched to its night mode: every chip would read as one team.
+            state = "occluded" if self._rectifier is not None else self._lost_state(t, "searching")
+            return self._update(t, state, message=NO_COLOUR)
         if self._rectifier is None and not self._acquire(frame, t):
             return self._update(t, self._lost_state(t, "searching"), message="looking for the board")
         assert self._rectifier is not None
