@@ -120,3 +120,25 @@ def test_a_mirroring_webcam_calibrates_and_its_profile_reads_the_board():
     det = detect(cv2.flip(chips.frame, 1), profile=profile, reference=cv2.flip(empty.frame, 1))
     assert det, det.reason
     assert det.labels == [list(row) for row in chips.labels]
+
+
+def test_the_next_night_a_board_laid_down_elsewhere_is_tracked_where_it_lies():
+    """A profile is made once, but the board is put away after each game: laid down a cell
+    away and turned a little, it must be found again, not read through last night's corners
+    (which read about half the cells wrong)."""
+    import dataclasses
+
+    from vision.track import BoardTracker
+
+    spec = random_spec(21, edition="classic", difficulty="normal")
+    empty = render(dataclasses.replace(spec, labels=tuple(map(tuple, EMPTY)), clutter=()))
+    profile = calibrate(empty.frame, corners=empty.corners, edition="classic")
+    assert profile, getattr(profile, "reason", "")
+    tonight = render(dataclasses.replace(spec, board_shift=(1.0, 0.5), board_rot=4.0, clutter=()))
+    tracker = BoardTracker(profile=profile, reference=empty.frame)
+    committed = None
+    for i in range(20):
+        update = tracker.update(tonight.frame, t=i / 15.0, index=i)
+        committed = update.committed or committed
+    assert committed == [list(row) for row in tonight.labels]
+    assert np.abs(tracker.corners - tonight.corners).max() < 3.0

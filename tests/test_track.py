@@ -860,15 +860,45 @@ def profile_for(table: Table, *, size: tuple[int, int], scale: float) -> SimpleN
                            colour_model=None)
 
 
-def test_a_profile_calibrated_at_another_resolution_locks_on_its_corners_scaled() -> None:
+def found_at(corners: np.ndarray, searched: list[tuple[int, ...]]):
+    """A stand-in for the tracker's search that finds the board at ``corners``."""
+
+    def locate(self: BoardTracker, image: np.ndarray) -> np.ndarray:
+        searched.append(image.shape)
+        return corners.astype(np.float32)
+
+    return locate
+
+
+def test_a_board_found_where_it_was_calibrated_is_read_through_the_profile_s_corners_scaled(monkeypatch) -> None:
+    """The profile's corners may have been set by hand; a search that finds the board a few
+    hundredths of a cell from them does not replace them (here at twice the resolution)."""
     table = Table()
     frame = table.frame()
     h, w = frame.shape[:2]
+    searched: list[tuple[int, ...]] = []
+    cell = float(np.linalg.norm(table.corners()[1] - table.corners()[0])) / SIZE
+    monkeypatch.setattr(BoardTracker, "_locate", found_at(table.corners() + 0.04 * cell, searched))
     reader = CentreColourReader(frame, table.corners())
     tracker = BoardTracker(profile=profile_for(table, size=(w * 2, h * 2), scale=2.0), reader=reader)
     tracker.update(frame, t=0.0, index=0)
-    assert tracker.corners is not None
-    assert np.allclose(tracker.corners, table.corners(), atol=0.5)
+    assert searched == [frame.shape]
+    assert np.allclose(tracker.corners, table.corners(), atol=0.01)
+
+
+def test_a_board_laid_down_elsewhere_since_calibration_is_read_where_it_is_found(monkeypatch) -> None:
+    """A board is put away after a game and laid down a little elsewhere the next night: the
+    profile's corners would read every cell off by that much."""
+    table = Table()
+    frame = table.frame()
+    h, w = frame.shape[:2]
+    cell = float(np.linalg.norm(table.corners()[1] - table.corners()[0])) / SIZE
+    now = table.corners() + np.float32([0.3 * cell, -0.2 * cell])
+    monkeypatch.setattr(BoardTracker, "_locate", found_at(now, []))
+    tracker = BoardTracker(profile=profile_for(table, size=(w, h), scale=1.0),
+                           reader=CentreColourReader(frame, table.corners()))
+    tracker.update(frame, t=0.0, index=0)
+    assert np.allclose(tracker.corners, now, atol=0.01)
 
 
 def test_a_profile_calibrated_on_frames_of_another_shape_finds_the_board_instead(monkeypatch) -> None:
@@ -877,12 +907,7 @@ def test_a_profile_calibrated_on_frames_of_another_shape_finds_the_board_instead
     frame = table.frame()
     h, w = frame.shape[:2]
     searched: list[tuple[int, ...]] = []
-
-    def locate(self: BoardTracker, image: np.ndarray) -> np.ndarray:
-        searched.append(image.shape)
-        return table.corners()
-
-    monkeypatch.setattr(BoardTracker, "_locate", locate)
+    monkeypatch.setattr(BoardTracker, "_locate", found_at(table.corners(), searched))
     assert w * 3 != h * 4
     profile = profile_for(table, size=(w, round(w * 3 / 4)), scale=1.3)
     tracker = BoardTracker(profile=profile, reader=CentreColourReader(frame, table.corners()))

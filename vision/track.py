@@ -111,6 +111,12 @@ def _ring_median(edge: np.ndarray) -> float:
     return float(np.median(np.concatenate([edge[0], edge[-1], edge[1:-1, 0], edge[1:-1, -1]])))
 
 
+def _shift_in_cells(corners: np.ndarray, other: np.ndarray) -> float:
+    """How far apart two grids' corners lie at most, in cells of ``other`` (its mean side / 10)."""
+    cell_px = float(np.linalg.norm(other - np.roll(other, -1, axis=0), axis=1).mean()) / SIZE
+    return float(np.linalg.norm(corners - other, axis=1).max()) / cell_px
+
+
 def _cells_of(mask: np.ndarray, labels: np.ndarray | None = None) -> list[tuple]:
     """``[(r, c), ...]`` of a 10x10 mask (with each cell's label when ``labels`` is given), for logs."""
     rows, cols = np.nonzero(mask)
@@ -156,15 +162,17 @@ class BoardTracker:
             edition = getattr(profile, "edition", None)
         if edition is not None and edition not in EDITIONS:
             raise ValueError(f"unknown edition {edition!r}; expected one of: {', '.join(EDITIONS)}")
-        given_size = None
-        if corners is None and profile is not None and getattr(profile, "corners", None) is not None:
-            corners, given_size = profile.corners, getattr(profile, "frame_size", None)
+        calibrated = None if profile is None else getattr(profile, "corners", None)
         self.config = config
         self.edition = edition
         self.profile = profile
         self.reference = reference
         self._given = None if corners is None else np.asarray(corners, dtype=np.float32).reshape(4, 2)
-        self._given_size: tuple[int, int] | None = given_size  # the frame (width, height) they are in
+        # Where the board lay at calibration, in the profile's frame size: a board is put away
+        # after a game and laid down elsewhere the next night, so the board is searched for and
+        # these are kept only where it is found at the same place (they may be hand-set).
+        self._calibrated = None if calibrated is None else np.asarray(calibrated, dtype=np.float32).reshape(4, 2)
+        self._calibrated_size: tuple[int, int] | None = getattr(profile, "frame_size", None)
         self._reader: Any = reader
         self._own_reader = reader is None
         self._fit_checked_at = -math.inf
@@ -260,17 +268,10 @@ class BoardTracker:
     def _acquire(self, frame: np.ndarray, t: float) -> bool:
         """Lock onto the given corners, or locate the board (throttled); True once locked."""
         if self._given is not None:
-            given = corners_in_frame(self._given, self._given_size, frame.shape)
-            if given is None:
-                # A profile calibrated on frames of another shape: its corners do not carry over.
-                log.warning("the profile's corners are for %s frames, the camera gives %dx%d: finding the board",
-                            "x".join(map(str, self._given_size or ())), frame.shape[1], frame.shape[0])
-                self._given = None
-            else:
-                # Given corners tell the grid's shape: the Jumbo mat's cells are wider than tall.
-                self.edition = self.edition or guess_edition(given, (frame.shape[1], frame.shape[0]))[0]
-                self._lock(given, frame)
-                return True
+            # Given corners tell the grid's shape: the Jumbo mat's cells are wider than tall.
+            self.edition = self.edition or guess_edition(self._given, (frame.shape[1], frame.shape[0]))[0]
+            self._lock(self._given, frame)
+            return True
         if t - self._last_search < self._search_interval():
             return False
         self._last_search = t
@@ -279,8 +280,25 @@ class BoardTracker:
             self._failed_searches += 1
             return False
         self._failed_searches = 0
-        self._lock(found, frame)
+        self._lock(self._as_calibrated(found, frame), frame)
         return True
+
+    def _as_calibrated(self, found: np.ndarray, frame: np.ndarray) -> np.ndarray:
+        """The profile's corners where the board was found where it lay at calibration (they may
+        have been set by hand), else ``found``: the board was laid down elsewhere, or the camera
+        moved, since."""
+        if self._calibrated is None:
+            return found
+        calibrated = corners_in_frame(self._calibrated, self._calibrated_size, frame.shape)
+        if calibrated is None:
+            log.info("the profile was calibrated on %s frames, the camera gives %dx%d: its corners do not carry over",
+                     "x".join(map(str, self._calibrated_size or ())), frame.shape[1], frame.shape[0])
+            return found
+        moved = _shift_in_cells(found, calibrated)
+        if moved < self.config.calibrated_within_cells:
+            return calibrated
+        log.warning("the board is %.1f cells from where it was at calibration; reading it where it is now", moved)
+        return found
 
     def _search_interval(self) -> float:
         """Seconds between searches: ``search_every_seconds``, doubling per failure after
@@ -298,7 +316,9 @@ class BoardTracker:
         from vision.detect import DetectConfig, detect
 
         both_ways = self._failed_searches % self.config.mirrored_search_every == 0
-        det = detect(frame, reference=self.reference, profile=self.profile, edition=self.edition,
+        # Without its reference image a profile's corners would be taken as found as they are.
+        profile = self.profile if self.reference is not None else None
+        det = detect(frame, reference=self.reference, profile=profile, edition=self.edition,
                      config=DetectConfig(look_both_ways=both_ways, mirrored_first=self._camera_mirrors))
         if not det:
             log.debug("board not found: %s", det.reason)
@@ -719,16 +739,14 @@ class BoardTracker:
         assert rf is not None
         if corners is None:
             return False
-        cell_px = float(np.linalg.norm(rf.corners - np.roll(rf.corners, -1, axis=0), axis=1).mean()) / SIZE
-        moved = float(np.linalg.norm(corners - rf.corners, axis=1).max()) / cell_px
+        moved = _shift_in_cells(corners, rf.corners)
         if moved < cfg.fit_min_shift_cells:
             log.info("frame %d: cells %s straddle cells, but the board is found at the same place",
                      self._index, _cells_of(stale))
             self._fit_candidate = None
             return False
         candidate, self._fit_candidate = self._fit_candidate, corners
-        if candidate is None or float(np.linalg.norm(corners - candidate, axis=1).max()) / cell_px >= (
-                cfg.fit_min_shift_cells):
+        if candidate is None or _shift_in_cells(corners, candidate) >= cfg.fit_min_shift_cells:
             log.info("frame %d: the board is found %.2f cells away; waiting for the next check to agree",
                      self._index, moved)
             return False
