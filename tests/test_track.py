@@ -860,12 +860,14 @@ def profile_for(table: Table, *, size: tuple[int, int], scale: float) -> SimpleN
                            colour_model=None)
 
 
-def found_at(corners: np.ndarray, searched: list[tuple[int, ...]]):
-    """A stand-in for the tracker's search that finds the board at ``corners``."""
+def found_at(corners: np.ndarray, searched: list[tuple[int, ...]], afresh: np.ndarray | None = None):
+    """A stand-in for the tracker's search that finds the board at ``corners`` (at ``afresh``
+    instead when told not to match the profile's reference image)."""
 
-    def locate(self: BoardTracker, image: np.ndarray) -> np.ndarray:
+    def locate(self: BoardTracker, image: np.ndarray, from_reference: bool = True) -> np.ndarray:
         searched.append(image.shape)
-        return corners.astype(np.float32)
+        found = corners if from_reference or afresh is None else afresh
+        return found.astype(np.float32)
 
     return locate
 
@@ -899,6 +901,25 @@ def test_a_board_laid_down_elsewhere_since_calibration_is_read_where_it_is_found
                            reader=CentreColourReader(frame, table.corners()))
     tracker.update(frame, t=0.0, index=0)
     assert np.allclose(tracker.corners, now, atol=0.01)
+
+
+@pytest.mark.parametrize("moved", [False, True])
+def test_a_wrong_match_of_the_profile_s_picture_is_overruled_by_locating_afresh(monkeypatch, moved) -> None:
+    """A small, washed-out empty-board picture can match the board in a wrong place: away from
+    where the board lay at calibration, the board is also located afresh, and that decides."""
+    table = Table()
+    frame = table.frame()
+    h, w = frame.shape[:2]
+    cell = float(np.linalg.norm(table.corners()[1] - table.corners()[0])) / SIZE
+    now = table.corners() + np.float32([1.0 * cell, 0.0]) * moved
+    wrong = table.corners() + np.float32([0.0, 0.8 * cell])
+    searched: list[tuple[int, ...]] = []
+    monkeypatch.setattr(BoardTracker, "_locate", found_at(wrong, searched, afresh=now + 0.02 * cell))
+    tracker = BoardTracker(profile=profile_for(table, size=(w, h), scale=1.0), reference=frame,
+                           reader=CentreColourReader(frame, table.corners()))
+    tracker.update(frame, t=0.0, index=0)
+    assert len(searched) == 2
+    assert np.allclose(tracker.corners, now + 0.02 * cell if moved else now, atol=0.01)
 
 
 def test_a_profile_calibrated_on_frames_of_another_shape_finds_the_board_instead(monkeypatch) -> None:

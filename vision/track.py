@@ -284,20 +284,30 @@ class BoardTracker:
         return True
 
     def _as_calibrated(self, found: np.ndarray, frame: np.ndarray) -> np.ndarray:
-        """The profile's corners where the board was found where it lay at calibration (they may
-        have been set by hand), else ``found``: the board was laid down elsewhere, or the camera
-        moved, since."""
+        """The grid to start from, given the board ``found`` by a search: the profile's corners
+        where it lies where it lay at calibration (they may have been set by hand), else where it
+        is now (laid down elsewhere, or the camera moved). A board found through the profile's
+        picture away from its old place is located afresh as well, and that is trusted where
+        the two disagree: a poor picture (a small, washed-out board) can match a wrong place."""
         if self._calibrated is None:
             return found
+        cfg = self.config
         calibrated = corners_in_frame(self._calibrated, self._calibrated_size, frame.shape)
         if calibrated is None:
             log.info("the profile was calibrated on %s frames, the camera gives %dx%d: its corners do not carry over",
                      "x".join(map(str, self._calibrated_size or ())), frame.shape[1], frame.shape[0])
-            return found
-        moved = _shift_in_cells(found, calibrated)
-        if moved < self.config.calibrated_within_cells:
+        elif _shift_in_cells(found, calibrated) < cfg.calibrated_within_cells:
             return calibrated
-        log.warning("the board is %.1f cells from where it was at calibration; reading it where it is now", moved)
+        afresh = None if self.reference is None else self._locate(frame, from_reference=False)
+        if afresh is not None and _shift_in_cells(afresh, found) >= cfg.fit_min_shift_cells:
+            if calibrated is not None and _shift_in_cells(afresh, calibrated) < cfg.fit_min_shift_cells:
+                log.warning("the profile's picture matched the board in a wrong place; it lies where it was calibrated")
+                return calibrated
+            log.warning("the profile's picture matched the board in a wrong place; reading it where found afresh")
+            found = afresh
+        if calibrated is not None:
+            log.warning("the board is %.1f cells from where it was at calibration; reading it where it is now",
+                        _shift_in_cells(found, calibrated))
         return found
 
     def _search_interval(self) -> float:
@@ -309,16 +319,18 @@ class BoardTracker:
             return cfg.search_every_seconds
         return min(cfg.search_every_max_seconds, cfg.search_every_seconds * 2.0 ** min(extra, 16))
 
-    def _locate(self, frame: np.ndarray) -> np.ndarray | None:
-        """Full detection (reference first when there is one); canonical corners or None. The
-        frame is looked at the way the last board was seen first (flipped left to right if the
-        camera mirrors), and the other way only on some failed searches (``mirrored_search_every``)."""
+    def _locate(self, frame: np.ndarray, *, from_reference: bool = True) -> np.ndarray | None:
+        """Full detection (from the reference image first when there is one and
+        ``from_reference``); canonical corners or None. The frame is looked at the way the last
+        board was seen first (flipped left to right if the camera mirrors), and the other way
+        only on some failed searches (``mirrored_search_every``)."""
         from vision.detect import DetectConfig, detect
 
         both_ways = self._failed_searches % self.config.mirrored_search_every == 0
+        reference = self.reference if from_reference else None
         # Without its reference image a profile's corners would be taken as found as they are.
-        profile = self.profile if self.reference is not None else None
-        det = detect(frame, reference=self.reference, profile=profile, edition=self.edition,
+        profile = self.profile if reference is not None else None
+        det = detect(frame, reference=reference, profile=profile, edition=self.edition,
                      config=DetectConfig(look_both_ways=both_ways, mirrored_first=self._camera_mirrors))
         if not det:
             log.debug("board not found: %s", det.reason)
