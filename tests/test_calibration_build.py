@@ -142,3 +142,55 @@ def test_the_next_night_a_board_laid_down_elsewhere_is_tracked_where_it_lies():
         committed = update.committed or committed
     assert committed == [list(row) for row in tonight.labels]
     assert np.abs(tracker.corners - tonight.corners).max() < 3.0
+
+
+def _nights(seed: int, difficulty: str, *, shift: tuple[float, float], turn: float, light_seed: int | None = None):
+    """A profile calibrated on the empty board of ``seed`` (true corners, as the wizard's handles
+    give them), its empty frame, and a later night's frame: chips on, the board moved by
+    ``shift`` cells and ``turn`` degrees, under the lighting of ``light_seed`` if given."""
+    import dataclasses
+
+    spec = random_spec(seed, edition="classic", difficulty=difficulty)
+    empty = render(dataclasses.replace(spec, labels=tuple(map(tuple, EMPTY)), clutter=()))
+    profile = calibrate(empty.frame, corners=empty.corners, edition="classic")
+    assert profile, getattr(profile, "reason", "")
+    light = spec.lighting
+    if light_seed is not None:
+        light = random_spec(light_seed, edition="classic", difficulty=difficulty).lighting
+    night = render(dataclasses.replace(spec, board_shift=shift, board_rot=turn, lighting=light, clutter=()))
+    return profile, empty, night
+
+
+def test_a_board_found_where_it_was_calibrated_keeps_the_profile_s_corners():
+    """They may have been set by hand; a search landing a few hundredths of a cell away must
+    not replace them."""
+    import dataclasses
+
+    from vision.detect import detect
+
+    profile, empty, night = _nights(21, "normal", shift=(0.0, 0.0), turn=0.0)
+    cell = float(np.linalg.norm(empty.corners[1] - empty.corners[0])) / 10
+    by_hand = dataclasses.replace(profile, corners=(np.asarray(profile.corners) + 0.04 * cell).tolist())
+    for reference in (empty.frame, None):
+        det = detect(night.frame, profile=by_hand, reference=reference)
+        assert det and det.source == "profile" and np.allclose(det.corners, by_hand.corners, atol=1e-3)
+
+
+@pytest.mark.parametrize("with_reference", [True, False])
+def test_a_board_laid_down_elsewhere_is_read_where_it_lies_not_through_the_profile_s_corners(with_reference):
+    from vision.detect import detect
+
+    profile, empty, night = _nights(21, "normal", shift=(1.0, 0.5), turn=4.0)
+    det = detect(night.frame, profile=profile, reference=empty.frame if with_reference else None)
+    assert det and np.abs(det.corners - night.corners).max() < 3.0
+    assert det.labels == [list(row) for row in night.labels]
+
+
+def test_a_reference_matched_in_a_wrong_place_is_overruled_by_locating_afresh():
+    """A small, washed-out hard board under another light: its empty-board picture matched the
+    board 19 px from where it lay (about a cell), and its chips were read through that grid."""
+    from vision.detect import detect
+
+    profile, empty, night = _nights(43, "hard", shift=(0.0, 0.0), turn=0.0, light_seed=543)
+    det = detect(night.frame, profile=profile, reference=empty.frame)
+    assert det and np.abs(det.corners - night.corners).max() < 3.0

@@ -24,7 +24,7 @@ from engine.layout import EDITIONS, SIZE
 from vision.classify import CellReader, CellReading, ReaderConfig
 from vision.colour import DEFAULT_PROTOTYPES, NO_COLOUR, ColourModel, default_labels, lacks_colour
 from vision.flipped import FlippedPrior, read_flipped_as_lines
-from vision.geometry import GridFit, guess_edition, mirror_points, mirrored
+from vision.geometry import GridFit, guess_edition, mirror_points, mirrored, shift_in_cells
 from vision.locate import LocateConfig, locate_grid
 from vision.roundness import RoundnessConfig, chip_roundness, edition_by_roundness, sure_chips
 from vision.warp import check_corners, check_frame, corners_in_frame
@@ -44,6 +44,12 @@ class DetectConfig:
     """How it is searched for in an empty-board reference: thoroughly and strictly, since
     everything read later stands on where its grid was put (when it is not found there, the
     frame itself is searched)."""
+    calibrated_within_cells: float = 0.1
+    """A board found this close (cells, at the farthest corner) to where a profile's corners put
+    it is read through those corners, which may have been set by hand; farther, it was laid
+    down elsewhere, or the camera moved, since calibration."""
+    same_place_cells: float = 0.25
+    """Two searches whose grids lie this close (cells) found the board at the same place."""
     relocate_fallback: bool = True
     """When the reference shows no board, or re-finding from it fails, locate from scratch
     before giving up."""
@@ -274,36 +280,75 @@ def _place(
             if not ref_place:
                 return _located_without_reference(frame, ref_frame, ref_place, edition, config, timings)
         assert ref_place.corners is not None
-        ref_edition = edition or ref_place.edition or config.default_edition
-        from vision.reference import Reference, relocate
-
-        try:
-            with _timed(timings, "reference"):
-                ref = Reference.build(ref_frame, ref_place.corners, edition=ref_edition)
-            with _timed(timings, "relocate"):
-                fit = relocate(frame, ref)
-            reason = fit.reason
-        except ValueError as exc:  # a reference with too little texture to match
-            fit, reason = None, str(exc)
-        if fit:
-            from vision.locate import refine_corners
-
-            with _timed(timings, "relocate"):
-                found = refine_corners(frame, np.asarray(fit.corners, np.float32))
-            return _Placement(found, ref_edition,
-                              ref_place.orientation_confidence, "reference",
-                              reference_corners=ref_place.corners)
-        log.info("re-finding from the reference failed: %s", reason)
-        if not config.relocate_fallback:
-            return _Placement(None, ref_edition, 0.0, "reference", reason=reason or "board not found")
-        placed = _locate_and_orient(frame, ref_edition, timings, config.locate, config)
-        # located afresh: the empty board still tells each cell's empty look
-        return _Placement(placed.corners, placed.edition, placed.orientation_confidence, placed.source,
-                          placed.reason, reference_corners=ref_place.corners)
+        placed = _relocated(frame, ref_frame, ref_place, edition, config, timings)
+        old = corners_in_frame(ref_place.corners, (ref_frame.shape[1], ref_frame.shape[0]), frame.shape)
+        return _against_old_place(frame, placed, old, hand_set=ref_corners is not None, config=config,
+                                  timings=timings)
     profile_corners = _profile_corners(profile, frame)
-    if profile_corners is not None:
+    if profile_corners is None:
+        return _locate_and_orient(frame, edition, timings, config.locate, config)
+    placed = _locate_and_orient(frame, edition, timings, config.locate, config)
+    if not placed:  # as good a guess as any: the board may lie where it lay
         return _Placement(profile_corners, edition or config.default_edition, 1.0, "profile")
-    return _locate_and_orient(frame, edition, timings, config.locate, config)
+    return _against_old_place(frame, placed, profile_corners, hand_set=True, config=config, timings=timings)
+
+
+def _relocated(frame: np.ndarray, ref_frame: np.ndarray, ref_place: _Placement, edition: str | None,
+               config: DetectConfig, timings: dict[str, float]) -> _Placement:
+    """The grid re-found in ``frame`` by matching the empty-board reference's features (located
+    from scratch where that fails and ``relocate_fallback``)."""
+    assert ref_place.corners is not None
+    ref_edition = edition or ref_place.edition or config.default_edition
+    from vision.reference import Reference, relocate
+
+    try:
+        with _timed(timings, "reference"):
+            ref = Reference.build(ref_frame, ref_place.corners, edition=ref_edition)
+        with _timed(timings, "relocate"):
+            fit = relocate(frame, ref)
+        reason = fit.reason
+    except ValueError as exc:  # a reference with too little texture to match
+        fit, reason = None, str(exc)
+    if fit:
+        from vision.locate import refine_corners
+
+        with _timed(timings, "relocate"):
+            found = refine_corners(frame, np.asarray(fit.corners, np.float32))
+        return _Placement(found, ref_edition, ref_place.orientation_confidence, "reference",
+                          reference_corners=ref_place.corners)
+    log.info("re-finding from the reference failed: %s", reason)
+    if not config.relocate_fallback:
+        return _Placement(None, ref_edition, 0.0, "reference", reason=reason or "board not found")
+    placed = _locate_and_orient(frame, ref_edition, timings, config.locate, config)
+    # located afresh: the empty board still tells each cell's empty look
+    return replace(placed, reference_corners=ref_place.corners)
+
+
+def _against_old_place(frame: np.ndarray, placed: _Placement, old: np.ndarray | None, *, hand_set: bool,
+                       config: DetectConfig, timings: dict[str, float]) -> _Placement:
+    """``placed`` checked against ``old``, where the board lay when the reference or profile was
+    made (in this frame's pixels; None: unknown). Found there, a profile's corners (``hand_set``:
+    perhaps set by hand) are kept. Matched by the reference's features somewhere else, the
+    board is also located from scratch, which decides where the two disagree: a small,
+    washed-out reference can match a wrong place. (The board is put away after a game and laid
+    down elsewhere the next night, so a profile's corners are where it lay, not where it lies.)"""
+    if old is None or not placed:
+        return placed
+    assert placed.corners is not None
+    moved = shift_in_cells(placed.corners, old)
+    if hand_set and shift_in_cells(placed.corners, old, any_turn=True) < config.calibrated_within_cells:
+        return replace(placed, corners=old, source="profile")  # and the turn checked at calibration
+    if moved < config.same_place_cells or placed.source != "reference":
+        return placed
+    afresh = _locate_and_orient(frame, placed.edition, timings, config.locate, config)
+    if not afresh or shift_in_cells(afresh.corners, placed.corners, any_turn=True) < config.same_place_cells:
+        log.info("the board is %.1f cells from where it lay in the reference", moved)
+        return placed
+    if shift_in_cells(afresh.corners, old, any_turn=True) < config.same_place_cells:
+        log.info("the reference's features matched a wrong place; the board lies where it lay")
+        return replace(placed, corners=old)
+    log.info("the reference's features matched a wrong place; the board is where it was located afresh")
+    return replace(afresh, reference_corners=placed.reference_corners)
 
 
 def detect(

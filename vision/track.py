@@ -55,7 +55,7 @@ from engine.labels import TEAM_COLOURS, Label
 from engine.layout import EDITIONS, SIZE
 from vision.clipping import clip_levels
 from vision.colour import NO_COLOUR, lacks_colour
-from vision.geometry import guess_edition, mirrored
+from vision.geometry import guess_edition, mirrored, shift_in_cells
 from vision.motion import (
     Rectifier,
     align,
@@ -74,7 +74,6 @@ from vision.motion import (
     warp_displacement,
 )
 from vision.track_config import TrackConfig
-from vision.warp import corners_in_frame
 
 log = logging.getLogger(__name__)
 
@@ -109,12 +108,6 @@ def _ring_median(edge: np.ndarray) -> float:
     """Median of the 36 edge cells' values of a ``(10, 10)`` ``edge_difference``: what the
     light did to the margin all round (an arm changes it in one place)."""
     return float(np.median(np.concatenate([edge[0], edge[-1], edge[1:-1, 0], edge[1:-1, -1]])))
-
-
-def _shift_in_cells(corners: np.ndarray, other: np.ndarray) -> float:
-    """How far apart two grids' corners lie at most, in cells of ``other`` (its mean side / 10)."""
-    cell_px = float(np.linalg.norm(other - np.roll(other, -1, axis=0), axis=1).mean()) / SIZE
-    return float(np.linalg.norm(corners - other, axis=1).max()) / cell_px
 
 
 def _cells_of(mask: np.ndarray, labels: np.ndarray | None = None) -> list[tuple]:
@@ -162,17 +155,13 @@ class BoardTracker:
             edition = getattr(profile, "edition", None)
         if edition is not None and edition not in EDITIONS:
             raise ValueError(f"unknown edition {edition!r}; expected one of: {', '.join(EDITIONS)}")
-        calibrated = None if profile is None else getattr(profile, "corners", None)
         self.config = config
         self.edition = edition
         self.profile = profile
         self.reference = reference
+        # Corners given are locked onto as they are. A profile's are not: they say where the
+        # board lay at calibration, and it is put away after a game (``detect`` looks for it).
         self._given = None if corners is None else np.asarray(corners, dtype=np.float32).reshape(4, 2)
-        # Where the board lay at calibration, in the profile's frame size: a board is put away
-        # after a game and laid down elsewhere the next night, so the board is searched for and
-        # these are kept only where it is found at the same place (they may be hand-set).
-        self._calibrated = None if calibrated is None else np.asarray(calibrated, dtype=np.float32).reshape(4, 2)
-        self._calibrated_size: tuple[int, int] | None = getattr(profile, "frame_size", None)
         self._reader: Any = reader
         self._own_reader = reader is None
         self._fit_checked_at = -math.inf
@@ -280,35 +269,8 @@ class BoardTracker:
             self._failed_searches += 1
             return False
         self._failed_searches = 0
-        self._lock(self._as_calibrated(found, frame), frame)
+        self._lock(found, frame)
         return True
-
-    def _as_calibrated(self, found: np.ndarray, frame: np.ndarray) -> np.ndarray:
-        """The grid to start from, given the board ``found`` by a search: the profile's corners
-        where it lies where it lay at calibration (they may have been set by hand), else where it
-        is now (laid down elsewhere, or the camera moved). A board found through the profile's
-        picture away from its old place is located afresh as well, and that is trusted where
-        the two disagree: a poor picture (a small, washed-out board) can match a wrong place."""
-        if self._calibrated is None:
-            return found
-        cfg = self.config
-        calibrated = corners_in_frame(self._calibrated, self._calibrated_size, frame.shape)
-        if calibrated is None:
-            log.info("the profile was calibrated on %s frames, the camera gives %dx%d: its corners do not carry over",
-                     "x".join(map(str, self._calibrated_size or ())), frame.shape[1], frame.shape[0])
-        elif _shift_in_cells(found, calibrated) < cfg.calibrated_within_cells:
-            return calibrated
-        afresh = None if self.reference is None else self._locate(frame, from_reference=False)
-        if afresh is not None and _shift_in_cells(afresh, found) >= cfg.fit_min_shift_cells:
-            if calibrated is not None and _shift_in_cells(afresh, calibrated) < cfg.fit_min_shift_cells:
-                log.warning("the profile's picture matched the board in a wrong place; it lies where it was calibrated")
-                return calibrated
-            log.warning("the profile's picture matched the board in a wrong place; reading it where found afresh")
-            found = afresh
-        if calibrated is not None:
-            log.warning("the board is %.1f cells from where it was at calibration; reading it where it is now",
-                        _shift_in_cells(found, calibrated))
-        return found
 
     def _search_interval(self) -> float:
         """Seconds between searches: ``search_every_seconds``, doubling per failure after
@@ -319,18 +281,14 @@ class BoardTracker:
             return cfg.search_every_seconds
         return min(cfg.search_every_max_seconds, cfg.search_every_seconds * 2.0 ** min(extra, 16))
 
-    def _locate(self, frame: np.ndarray, *, from_reference: bool = True) -> np.ndarray | None:
-        """Full detection (from the reference image first when there is one and
-        ``from_reference``); canonical corners or None. The frame is looked at the way the last
-        board was seen first (flipped left to right if the camera mirrors), and the other way
-        only on some failed searches (``mirrored_search_every``)."""
+    def _locate(self, frame: np.ndarray) -> np.ndarray | None:
+        """Full detection (reference first when there is one); canonical corners or None. The
+        frame is looked at the way the last board was seen first (flipped left to right if the
+        camera mirrors), and the other way only on some failed searches (``mirrored_search_every``)."""
         from vision.detect import DetectConfig, detect
 
         both_ways = self._failed_searches % self.config.mirrored_search_every == 0
-        reference = self.reference if from_reference else None
-        # Without its reference image a profile's corners would be taken as found as they are.
-        profile = self.profile if reference is not None else None
-        det = detect(frame, reference=reference, profile=profile, edition=self.edition,
+        det = detect(frame, reference=self.reference, profile=self.profile, edition=self.edition,
                      config=DetectConfig(look_both_ways=both_ways, mirrored_first=self._camera_mirrors))
         if not det:
             log.debug("board not found: %s", det.reason)
@@ -751,14 +709,14 @@ class BoardTracker:
         assert rf is not None
         if corners is None:
             return False
-        moved = _shift_in_cells(corners, rf.corners)
+        moved = shift_in_cells(corners, rf.corners)
         if moved < cfg.fit_min_shift_cells:
             log.info("frame %d: cells %s straddle cells, but the board is found at the same place",
                      self._index, _cells_of(stale))
             self._fit_candidate = None
             return False
         candidate, self._fit_candidate = self._fit_candidate, corners
-        if candidate is None or _shift_in_cells(corners, candidate) >= cfg.fit_min_shift_cells:
+        if candidate is None or shift_in_cells(corners, candidate) >= cfg.fit_min_shift_cells:
             log.info("frame %d: the board is found %.2f cells away; waiting for the next check to agree",
                      self._index, moved)
             return False

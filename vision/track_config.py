@@ -97,10 +97,6 @@ class TrackConfig:
     """A lock found automatically is re-checked at most this often, and only on doubt (see above)."""
     fit_min_shift_cells: float = 0.25
     """A re-located grid whose corners moved less than this (cells) is the same fit."""
-    calibrated_within_cells: float = 0.1
-    """A board found this close (cells, at the farthest corner) to where the profile's corners
-    put it is read through the profile's corners, which may have been set by hand; farther, it
-    was laid down elsewhere or the camera moved since calibration, and is read where it was found."""
     order_hold_seconds: float = 1.0
     """A change whose cell cleared after another changed cell that still waits for a sure
     reading is held until that one is committed too, at most this long after it first cleared:
