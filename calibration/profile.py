@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.layout import EDITIONS
+from vision.geometry import is_convex
 
 log = logging.getLogger(__name__)
 
@@ -140,18 +141,9 @@ def check_corners(corners: Any, frame_size: tuple[int, int] | None = None) -> tu
         margin = 0.5 * max(w, h)
         if any(not (-margin <= x <= w + margin and -margin <= y <= h + margin) for x, y in points):
             raise ProfileError(f"corners {points!r:.120} lie far outside the {w}x{h} frame")
-    if not _is_convex(points):
+    if not is_convex(points):
         raise ProfileError("corners do not form a convex quadrilateral in the order TL, TR, BR, BL")
     return points
-
-
-def _is_convex(points: tuple[tuple[float, float], ...]) -> bool:
-    """True when the polygon turns the same way at every vertex and has a real area."""
-    crosses = []
-    for i in range(4):
-        (x0, y0), (x1, y1), (x2, y2) = points[i], points[(i + 1) % 4], points[(i + 2) % 4]
-        crosses.append((x1 - x0) * (y2 - y1) - (y1 - y0) * (x2 - x1))
-    return all(c > 1e-6 for c in crosses) or all(c < -1e-6 for c in crosses)
 
 
 def _frame_size(value: Any) -> tuple[int, int] | None:

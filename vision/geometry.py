@@ -94,13 +94,20 @@ def check_corners(corners: object, name: str = "corners") -> np.ndarray:
         raise ValueError(f"{name} must have shape (4, 2), got shape {pts.shape}")
     if not np.isfinite(pts).all():
         raise ValueError(f"{name} must be finite numbers, got {pts.tolist()}")
-    edges = roll_rows(pts) - pts
-    cross = edges[:, 0] * roll_rows(edges)[:, 1] - edges[:, 1] * roll_rows(edges)[:, 0]
-    if not (np.all(cross > 0) or np.all(cross < 0)):
+    if not is_convex(pts):
         raise ValueError(f"{name} must be a convex quadrilateral in order, got {pts.round(1).tolist()}")
     if abs(polygon_area(pts)) < 16.0:
         raise ValueError(f"{name} encloses almost no area: {pts.round(1).tolist()}")
     return pts.astype(np.float32)
+
+
+def is_convex(points: object) -> bool:
+    """Whether four ``(x, y)`` points, in order, turn the same way at every corner: a convex
+    quadrilateral, neither folded (self-crossing) nor with three points on a line."""
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    edges = roll_rows(pts) - pts
+    cross = edges[:, 0] * roll_rows(edges)[:, 1] - edges[:, 1] * roll_rows(edges)[:, 0]
+    return bool(np.all(cross > 0) or np.all(cross < 0))
 
 
 def polygon_area(pts: np.ndarray) -> float:

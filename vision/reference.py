@@ -23,6 +23,7 @@ from vision.geometry import (
     check_frame,
     edition_aspect,
     grid_diagonal,
+    is_convex,
     polygon_area,
 )
 
@@ -264,9 +265,7 @@ def _implausible(corners: np.ndarray, expected: np.ndarray, config: ReferenceCon
     ``expected`` is the reference grid scaled to this frame's size.
     """
     pts = corners.astype(np.float64)
-    edges = np.roll(pts, -1, axis=0) - pts
-    cross = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
-    if not (np.all(cross > 0) or np.all(cross < 0)):
+    if not is_convex(pts):
         return "board not found: the matched homography folds the grid"
     ratio = grid_diagonal(pts) / max(grid_diagonal(expected), 1e-9)
     if not 1.0 / config.max_area_change <= ratio**2 <= config.max_area_change:
