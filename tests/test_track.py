@@ -965,3 +965,20 @@ def test_once_a_board_was_found_mirrored_searches_look_in_the_mirrored_frame_fir
     later = asked[1:]
     assert len(later) > every
     assert later == [(True, k % every == 0) for k in range(len(later))]
+
+
+def test_a_game_picked_up_on_the_jumbo_mat_reads_its_white_chips_as_whole_sequences() -> None:
+    """Started mid-game, the first board may hold locked (white) sequences; read cell by cell,
+    three of these white chips were missed and two white cards taken for chips (a hard,
+    glary rendered frame)."""
+    import dataclasses
+
+    from vision.sim import random_spec, render
+
+    spec = random_spec(300029, edition="jumbo", difficulty="hard")
+    scene = render(dataclasses.replace(
+        spec, lighting=random_spec(1_300_029, edition="jumbo", difficulty="hard").lighting))
+    assert sum(row.count("flipped") for row in scene.labels) >= 5
+    tracker = BoardTracker(edition="jumbo")
+    first = next(u.committed for u in run(tracker, (scene.frame for _ in range(30))) if u.committed)
+    assert first == [list(row) for row in scene.labels]

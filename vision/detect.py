@@ -23,7 +23,7 @@ from engine.labels import TEAM_COLOURS, edition_of_colours
 from engine.layout import EDITIONS, SIZE
 from vision.classify import CellReader, CellReading, ReaderConfig
 from vision.colour import DEFAULT_PROTOTYPES, NO_COLOUR, ColourModel, default_labels, lacks_colour
-from vision.flipped import FlippedPrior, read_flipped_as_lines
+from vision.flipped import FlippedPrior, with_flipped_lines
 from vision.geometry import GridFit, guess_edition, mirror_points, mirrored, shift_in_cells
 from vision.locate import LocateConfig, locate_grid
 from vision.roundness import RoundnessConfig, chip_roundness, edition_by_roundness, sure_chips
@@ -472,12 +472,7 @@ def _read(frame: np.ndarray, placed: _Placement, reference: np.ndarray | None, p
         with _timed(timings, "reference"):
             reader.set_reference(reader.rectify(reference, placed.reference_corners))
     with _timed(timings, "read"):
-        reading = reader.read(frame, placed.corners)
-        if config.flipped is not None and "flipped" in model.labels:
-            labels, confidence = read_flipped_as_lines(
-                reading.labels, reading.confidence, reading.features["chip_logit"],
-                reading.features["proto_dist"], model.labels, config.flipped, reading.features)
-            reading = replace(reading, labels=labels, confidence=confidence)
+        reading = with_flipped_lines(reader.read(frame, placed.corners), model.labels, config.flipped)
         return reader, reading
 
 

@@ -14,7 +14,7 @@ and the engine, which knows which sequence is being flipped, judges them there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -23,7 +23,7 @@ from engine.layout import CORNERS, SIZE
 from engine.rules import most_sequences_on_a_board
 from engine.sequences import WINDOWS
 from vision.cell_model import ChipNet, load_chip_nets
-from vision.classify import NEIGHBOURS
+from vision.classify import NEIGHBOURS, CellReading
 from vision.patch_net import CLASSES as PATCH_CLASSES
 
 _WINDOW_CELLS = np.array([[r * SIZE + c for r, c in window] for window in WINDOWS], dtype=np.intp)
@@ -431,3 +431,15 @@ def _beside_contrast(values: np.ndarray) -> np.ndarray:
     on_board = _BESIDE >= 0
     flank = np.where(on_board, values[np.maximum(_BESIDE, 0)], 0.0).sum(axis=2) / np.maximum(on_board.sum(axis=2), 1)
     return values[_WINDOW_CELLS] - flank
+
+
+def with_flipped_lines(reading: CellReading, names: tuple[str, ...], prior: FlippedPrior | None) -> CellReading:
+    """``reading`` with white chips only on the best white lines (``read_flipped_as_lines``);
+    as it is where no prior is given, the colours ``names`` (the reader's, in its order) have
+    no white chip, or the reading carries no per-cell features (a stand-in reader)."""
+    features = getattr(reading, "features", None) or {}
+    if prior is None or "flipped" not in names or "chip_logit" not in features:
+        return reading
+    labels, confidence = read_flipped_as_lines(reading.labels, reading.confidence, features["chip_logit"],
+                                               features["proto_dist"], names, prior, features)
+    return replace(reading, labels=labels, confidence=confidence)

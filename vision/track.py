@@ -345,7 +345,8 @@ class BoardTracker:
         """Labels and confidence ``(10, 10)`` of every cell; once a board is committed, a white
         (flipped) chip is possible only where a chip lies (a chip is put down colour side up, and
         a new chip half under a white playing card must not read as a flip), when the reader
-        takes that hint (``read(..., white_possible=)``)."""
+        takes that hint (``read(..., white_possible=)``); before, white chips lie on whole
+        sequences (``first_board_lines``)."""
         assert self._rectifier is not None
         reader = self._reader_for()
         if self.committed is not None and _takes_white_hint(reader):
@@ -353,6 +354,10 @@ class BoardTracker:
             reading = reader.read(frame, self._rectifier.corners, white_possible=white_possible)
         else:
             reading = reader.read(frame, self._rectifier.corners)
+        if self.committed is None and self.config.first_board_lines and hasattr(reader, "colour_model"):
+            from vision.flipped import FlippedPrior, with_flipped_lines
+
+            reading = with_flipped_lines(reading, reader.colour_model.labels, FlippedPrior())
         labels = np.array(reading.labels, dtype=object).reshape(SIZE, SIZE)
         return labels, np.asarray(reading.confidence, dtype=np.float32).reshape(SIZE, SIZE)
 

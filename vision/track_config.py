@@ -69,6 +69,10 @@ class TrackConfig:
     """When the first board is empty, give it to the reader as the empty-board reference."""
     first_still_seconds: float = 0.4
     """The first board is committed once the whole board was still and read the same this long."""
+    first_board_lines: bool = True
+    """White chips on the first board are read as whole sequences, as ``detect`` reads them
+    (``vision.flipped.with_flipped_lines``): a game picked up on the Jumbo mat may hold locked
+    lines. Later, each chip is judged alone as it changes."""
     global_fraction: float = 0.4
     """Changed (or moving) cells beyond this fraction of the board: a bump or the light, not moves."""
     settle_seconds: float = 0.2
