@@ -180,7 +180,7 @@ def _locate_and_orient_as_seen(frame: np.ndarray, edition: str | None, timings: 
     with _timed(timings, "locate"):
         fit = locate_grid(frame, edition=edition, config=config)
     if not fit:
-        return _Placement(None, edition or "classic", 0.0, "located", reason=fit.reason or "board not found")
+        return _Placement(None, edition or "classic", 0.0, "located", reason=fit.reason or NOT_FOUND)
     found_edition = edition or fit.edition or "classic"
     from vision.orient import orient_grid
 
@@ -238,7 +238,7 @@ def _located_without_reference(frame: np.ndarray, ref_frame: np.ndarray, ref_pla
     """The grid located in ``frame`` itself when the empty-board reference shows no board
     (glare, a blurred or cropped shot): a poor reference must not lose a board the frame shows.
     The reference still gives each cell's empty look where the grid can be matched into it."""
-    reason = f"board not found in the reference image: {ref_place.reason}"
+    reason = f"{NOT_FOUND} in the reference image: {ref_place.reason}"
     if not config.relocate_fallback:
         return _Placement(None, ref_place.edition, 0.0, "reference", reason=reason)
     placed = _locate_and_orient(frame, edition, timings, config.locate, config)
@@ -285,9 +285,9 @@ def _place(
         return _against_old_place(frame, placed, old, hand_set=ref_corners is not None, config=config,
                                   timings=timings)
     profile_corners = _profile_corners(profile, frame)
-    if profile_corners is None:
-        return _locate_and_orient(frame, edition, timings, config.locate, config)
     placed = _locate_and_orient(frame, edition, timings, config.locate, config)
+    if profile_corners is None:
+        return placed
     if not placed:  # as good a guess as any: the board may lie where it lay
         return _Placement(profile_corners, edition or config.default_edition, 1.0, "profile")
     return _against_old_place(frame, placed, profile_corners, hand_set=True, config=config, timings=timings)
@@ -318,7 +318,7 @@ def _relocated(frame: np.ndarray, ref_frame: np.ndarray, ref_place: _Placement, 
                           reference_corners=ref_place.corners)
     log.info("re-finding from the reference failed: %s", reason)
     if not config.relocate_fallback:
-        return _Placement(None, ref_edition, 0.0, "reference", reason=reason or "board not found")
+        return _Placement(None, ref_edition, 0.0, "reference", reason=reason or NOT_FOUND)
     placed = _locate_and_orient(frame, ref_edition, timings, config.locate, config)
     # located afresh: the empty board still tells each cell's empty look
     return replace(placed, reference_corners=ref_place.corners)
