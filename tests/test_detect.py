@@ -255,6 +255,21 @@ def test_a_mirrored_board_is_not_looked_for_when_told_not_to(scene):
     assert not detect(frame, config=DetectConfig(look_both_ways=False))
 
 
+def test_a_mirrored_jumbo_mat_that_passes_for_a_board_as_seen_is_read_mirrored():
+    """The turn network, which never saw a mirrored board, was sure of a wrong turn of this
+    mirrored Jumbo mat as seen; its print reads far better flipped back."""
+    import cv2
+
+    from vision.geometry import mirror_points
+    from vision.sim import random_spec, render
+
+    seen = render(random_spec(96097, edition="jumbo", difficulty="normal"))
+    frame = cv2.flip(seen.frame, 1)
+    det = detect(frame)
+    assert det and det.mirrored
+    assert np.abs(det.corners - mirror_points(seen.corners, frame.shape[1])).max() < 2.0
+
+
 def test_a_camera_known_to_mirror_is_looked_at_mirrored_first(scene):
     """The tracker's search once its board was seen mirrored: one look finds it, and that look
     alone finds no board in a picture that is not mirrored."""
