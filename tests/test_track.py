@@ -854,33 +854,23 @@ def test_searching_backs_off_while_no_board_is_in_view_and_finds_it_when_it_appe
     assert tracker._failed_searches == 0
 
 
-def profile_for(table: Table, *, size: tuple[int, int], scale: float) -> SimpleNamespace:
-    """A calibration profile noted on frames of ``size``, its corners the table's times ``scale``."""
-    return SimpleNamespace(edition="classic", corners=(table.corners() * scale).tolist(), frame_size=size,
-                           colour_model=None)
-
-
-def found_at(corners: np.ndarray, searched: list[tuple[int, ...]]):
-    """A stand-in for the tracker's search that finds the board at ``corners``."""
-
-    def locate(self: BoardTracker, image: np.ndarray) -> np.ndarray:
-        searched.append(image.shape)
-        return corners.astype(np.float32)
-
-    return locate
-
-
 def test_a_profile_s_corners_are_searched_for_not_locked_onto(monkeypatch) -> None:
     """They say where the board lay at calibration; it is put away after each game."""
     table = Table()
     frame = table.frame()
     h, w = frame.shape[:2]
-    searched: list[tuple[int, ...]] = []
+    profile = SimpleNamespace(edition="classic", corners=table.corners().tolist(), frame_size=(w, h),
+                              colour_model=None)
     cell = float(np.linalg.norm(table.corners()[1] - table.corners()[0])) / SIZE
     now = table.corners() + np.float32([0.6 * cell, -0.4 * cell])
-    monkeypatch.setattr(BoardTracker, "_locate", found_at(now, searched))
-    tracker = BoardTracker(profile=profile_for(table, size=(w, h), scale=1.0),
-                           reader=CentreColourReader(frame, table.corners()))
+    searched: list[tuple[int, ...]] = []
+
+    def found_now(self: BoardTracker, image: np.ndarray) -> np.ndarray:
+        searched.append(image.shape)
+        return now
+
+    monkeypatch.setattr(BoardTracker, "_locate", found_now)
+    tracker = BoardTracker(profile=profile, reader=CentreColourReader(frame, table.corners()))
     tracker.update(frame, t=0.0, index=0)
     assert searched == [frame.shape]
     assert np.allclose(tracker.corners, now, atol=0.01)
