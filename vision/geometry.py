@@ -196,9 +196,9 @@ def shift_in_cells(corners: np.ndarray, other: np.ndarray, *, any_turn: bool = F
     """How far apart two grids' corners lie at most, in cells of ``other`` (its mean side / 10);
     with ``any_turn``, whichever corner each starts from (where they lie, not how they turn)."""
     a, b = np.asarray(corners, np.float64), np.asarray(other, np.float64)
-    cell_px = float(np.linalg.norm(b - np.roll(b, -1, axis=0), axis=1).mean()) / SIZE
+    cell_px = float(np.linalg.norm(roll_rows(b) - b, axis=1).mean()) / SIZE
     turns = range(4) if any_turn else (0,)
-    return min(float(np.linalg.norm(np.roll(a, k, axis=0) - b, axis=1).max()) for k in turns) / cell_px
+    return min(float(np.linalg.norm(roll_rows(a, k) - b, axis=1).max()) for k in turns) / cell_px
 
 
 def metric_aspect(

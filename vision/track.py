@@ -171,6 +171,8 @@ class BoardTracker:
         self._index = -1
         self._t = 0.0
         self._last_search = -math.inf
+        self._colour_checked_at = -math.inf
+        self._colourless = False
         self._failed_searches = 0
         self._camera_mirrors = False  # learnt from the last grid locked onto
         self._unreadable_since: float | None = None
@@ -192,7 +194,7 @@ class BoardTracker:
         if self._rectifier is not None and frame.shape[:2] != self._frame_shape:
             log.info("frame size changed to %s; locating the board again", frame.shape[:2])
             self._drop_lock()
-        if lacks_colour(frame):
+        if self._lacks_colour(frame, t):
             # A webcam switched to its night mode: every chip would read as one team.
             state = "occluded" if self._rectifier is not None else self._lost_state(t, "searching")
             return self._update(t, state, message=NO_COLOUR)
@@ -271,6 +273,13 @@ class BoardTracker:
         self._failed_searches = 0
         self._lock(found, frame)
         return True
+
+    def _lacks_colour(self, frame: np.ndarray, t: float) -> bool:
+        """``vision.colour.lacks_colour`` of the frame, looked at every ``colour_check_seconds``
+        (a camera switches to its night mode rarely, and the check costs a millisecond)."""
+        if t - self._colour_checked_at >= self.config.colour_check_seconds or t < self._colour_checked_at:
+            self._colour_checked_at, self._colourless = t, lacks_colour(frame)
+        return self._colourless
 
     def _search_interval(self) -> float:
         """Seconds between searches: ``search_every_seconds``, doubling per failure after

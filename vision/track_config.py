@@ -69,6 +69,11 @@ class TrackConfig:
     """When the first board is empty, give it to the reader as the empty-board reference."""
     first_still_seconds: float = 0.4
     """The first board is committed once the whole board was still and read the same this long."""
+    colour_check_seconds: float = 0.25
+    """How often the frame is checked for colour (``vision.colour.lacks_colour``: a webcam's grey
+    night mode). A switch between checks is a change of the whole board, which is not read
+    before the light settles (``relight_after_seconds``), nor is a first board before
+    ``first_still_seconds``."""
     first_board_lines: bool = True
     """White chips on the first board are read as whole sequences, as ``detect`` reads them
     (``vision.flipped.with_flipped_lines``): a game picked up on the Jumbo mat may hold locked
