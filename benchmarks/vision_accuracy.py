@@ -30,6 +30,7 @@ from engine.layout import SIZE
 from vision.classify import CellReader
 from vision.detect import Detection, detect
 from vision.sim import random_spec, render
+from vision.sim.board_art import PRINTINGS
 from vision.warp import grid_geometry, warp_grid
 
 MODES = ("corners", "reference", "nothing")
@@ -219,6 +220,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="only this difficulty (extreme: outside the targets, for information)")
     parser.add_argument("--edition", choices=EDITIONS, help="only this edition")
     parser.add_argument("--dump", type=Path, help="write crops of wrongly read cells here")
+    parser.add_argument("--printing", choices=PRINTINGS, default="standard",
+                        help="the board's printing: other is one no network was fitted on")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     modes = [m for m in args.modes.split(",") if m]
@@ -232,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(args.frames):
         difficulty, edition = next(combos)
         seed = args.seed + i
-        spec = random_spec(seed, edition=edition, difficulty=difficulty)
+        spec = random_spec(seed, edition=edition, difficulty=difficulty, printing=args.printing)
         scene = render(spec)
         truth = np.asarray(scene.labels, dtype=object)
         visible = ~np.asarray(scene.occluded, dtype=bool)
@@ -257,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
                 dump_failures(args.dump, f"{mode}_s{seed}_{difficulty}_{scene.edition}", scene.frame,
                               scene.corners, scene.edition, wrong)
     print(f"vision accuracy: {args.frames} frames from seed {args.seed} "
-          f"({', '.join(diffs)}; {', '.join(eds)}) in {time.perf_counter() - start:.0f} s")
+          f"({', '.join(diffs)}; {', '.join(eds)}; {args.printing} printing) in {time.perf_counter() - start:.0f} s")
     for mode in modes:
         print(tallies[mode].report(mode))
     return 0

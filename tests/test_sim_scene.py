@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from engine.layout import CORNERS, SIZE
+from engine.layout import CORNERS, LAYOUT, SIZE
 from vision.sim import random_spec, render
 from vision.sim.board_art import board_art
 from vision.sim.optics import Optics
@@ -208,3 +208,21 @@ def test_many_random_scenes_keep_the_grid_in_view(difficulty: str) -> None:
         nxt = np.roll(d, -1, axis=0)
         cross = d[:, 0] * nxt[:, 1] - d[:, 1] * nxt[:, 0]
         assert all(x > 0 for x in cross) or all(x < 0 for x in cross)
+
+
+def test_another_printing_changes_the_print_and_nothing_else() -> None:
+    """The ``other`` printing redraws the cards (the court art most of all), not the scene: the
+    same corners and chips, the same frame outside the grid."""
+    spec = _clean(random_spec(7, edition="classic", difficulty="easy", chip_density=0.0))
+    standard, other = render(spec), render(dataclasses.replace(spec, printing="other"))
+    assert np.array_equal(standard.corners, other.corners) and standard.labels == other.labels
+    a, b = (_rectify(s.frame, s.corners).astype(np.int16) for s in (standard, other))
+    changed = (np.abs(a - b).max(axis=2) > 40).reshape(SIZE, RECT, SIZE, RECT).mean(axis=(1, 3))
+    court = np.array([[card[:-1] in ("Q", "K") for card in row] for row in LAYOUT])
+    assert changed[court].min() > 0.1 and changed[~court].max() < changed[court].min()
+    differs = np.abs(standard.frame.astype(np.int16) - other.frame).max(axis=2) > 0
+    grid = np.zeros(differs.shape, np.uint8)
+    cv2.fillConvexPoly(grid, np.round(standard.corners).astype(np.int32), 1)
+    assert not (differs & (cv2.dilate(grid, np.ones((9, 9), np.uint8)) == 0)).any()
+    with pytest.raises(ValueError, match="printing"):
+        random_spec(7, printing="fancy")

@@ -1,7 +1,7 @@
 """The printed board as a flat texture: card faces, pips, court art, corner logos, margin text.
 
-The texture is drawn once per (edition, variant), cached, and warped into each frame by
-``vision.sim.scene``. Which card sits in which cell comes from ``engine.layout``; this
+The texture is drawn once per (edition, variant, printing), cached, and warped into each frame
+by ``vision.sim.scene``. Which card sits in which cell comes from ``engine.layout``; this
 module only knows how a card *looks*. Images are ``(H, W, 3) uint8`` BGR.
 """
 
@@ -71,9 +71,22 @@ class ArtConfig:
     pip_many: float = 0.115  # pip size for 7..10
     print_noise: float = 2.0  # grey levels of print/paper texture noise
     levels: int = 3  # mip levels kept (each half the previous)
+    court_style: str = "blocks"  # how Queens and Kings are drawn: a key of COURT_STYLES
+    red_ink: BGR = (38, 30, 200)
 
 
-INK_BGR: dict[str, BGR] = {"red": (38, 30, 200), "black": (28, 26, 26)}
+PRINTINGS: dict[str, ArtConfig] = {
+    "standard": ArtConfig(),
+    "other": ArtConfig(pip_small=0.16, pip_many=0.135, index_height=0.18, court_style="patchwork",
+                       red_ink=(45, 25, 175)),
+}
+"""Printings of the same board. ``standard`` is the one every network was fitted on; ``other``,
+drawn by another hand (its own court art, bigger pips and indices, a deeper red), is fitted on
+by nothing, so what is read on it shows how much the reader learned one print rather than the
+game. A real board is neither."""
+
+
+INK_BGR: dict[str, BGR] = {"red": ArtConfig.red_ink, "black": (28, 26, 26)}
 COURT_COLOURS: tuple[BGR, ...] = ((40, 40, 205), (165, 85, 25), (40, 195, 240), (30, 28, 28))
 SKIN: BGR = (175, 205, 240)
 
@@ -217,14 +230,11 @@ def _draw_pips(card: np.ndarray, rank: str, suit: str, colour: BGR, cfg: ArtConf
         draw_suit(card, suit, (x0 + px * (x1 - x0), y0 + py * (y1 - y0)), size, colour, flip=py > 0.5)
 
 
-def _draw_court(card: np.ndarray, rank: str, suit: str, colour: BGR) -> None:
-    """A Queen or King: a framed block of colourful art, double-headed like a real court card."""
-    h, w = card.shape[:2]
-    fx0, fy0, fx1, fy1 = int(w * 0.2), int(h * 0.14), int(w * 0.8), int(h * 0.86)
-    fw, fh = fx1 - fx0, fy1 - fy0
+def _court_blocks(fw: int, hh: int, rank: str, suit: str) -> np.ndarray:
+    """The upper half ``(hh, fw, 3)`` of a court card's art: blocks of colour for the robe, a
+    crown and a face."""
     rng = np.random.default_rng(zlib.crc32(f"{rank}{suit}".encode()))
-    half = np.full((fh // 2 + 1, fw, 3), 235, np.uint8)
-    hh = half.shape[0]
+    half = np.full((hh, fw, 3), 235, np.uint8)
     cols = [COURT_COLOURS[i] for i in rng.permutation(len(COURT_COLOURS))]
     # robe: vertical blocks of colour from the shoulders down to the fold line
     xs = np.linspace(0, fw, 5).astype(int)
@@ -246,6 +256,46 @@ def _draw_court(card: np.ndarray, rank: str, suit: str, colour: BGR) -> None:
     cv2.line(half, (cx + r // 4, int(hh * 0.33)), (cx + r // 2, int(hh * 0.33)), (30, 30, 30), 1)
     for x in xs[1:-1]:
         cv2.line(half, (int(x), int(hh * 0.58)), (int(x), hh), (30, 30, 30), 1)
+    return half
+
+
+PATCHWORK_COLOURS: tuple[BGR, ...] = ((30, 40, 190), (150, 70, 20), (30, 180, 230), (25, 25, 25), (60, 120, 40))
+
+
+def _court_patchwork(fw: int, hh: int, rank: str, suit: str) -> np.ndarray:
+    """The upper half of a court card drawn by another hand: overlapping areas of flat colour
+    outlined in black, some striped, under a face and a crown."""
+    rng = np.random.default_rng(zlib.crc32(f"patchwork{rank}{suit}".encode()))
+    half = np.full((hh, fw, 3), 245, np.uint8)
+    stripes = np.zeros((hh, fw), np.uint8)
+    for k in range(-hh, fw + hh, max(3, fw // 10)):
+        cv2.line(stripes, (k, 0), (k + hh, hh), 255, 1)
+    for _ in range(14):
+        pts = np.stack([rng.uniform(-0.1, 1.1, 5) * fw, rng.uniform(0.25, 1.1, 5) * hh], 1)
+        hull = cv2.convexHull(pts.astype(np.int32))
+        cv2.fillPoly(half, [hull], PATCHWORK_COLOURS[rng.integers(len(PATCHWORK_COLOURS))], cv2.LINE_AA)
+        if rng.random() < 0.5:
+            area = np.zeros((hh, fw), np.uint8)
+            cv2.fillPoly(area, [hull], 255)
+            half[(area > 0) & (stripes > 0)] = PATCHWORK_COLOURS[rng.integers(len(PATCHWORK_COLOURS))]
+        cv2.polylines(half, [hull], True, INK_BGR["black"], 1, cv2.LINE_AA)
+    cx, r = fw // 2, int(fw * 0.13)
+    for colour, fill in ((SKIN, -1), (INK_BGR["black"], 1)):
+        cv2.ellipse(half, (cx, int(hh * 0.3)), (r, int(r * 1.25)), 0, 0, 360, colour, fill, cv2.LINE_AA)
+    crown = np.array([[cx - r, hh * 0.15], [cx - r, 0], [cx, hh * 0.08], [cx + r, 0], [cx + r, hh * 0.15]], np.int32)
+    cv2.fillPoly(half, [crown], COURT_COLOURS[2], cv2.LINE_AA)
+    return half
+
+
+COURT_STYLES = {"blocks": _court_blocks, "patchwork": _court_patchwork}
+
+
+def _draw_court(card: np.ndarray, rank: str, suit: str, colour: BGR, cfg: ArtConfig) -> None:
+    """A Queen or King: a framed picture of colourful art, double-headed like a real court card."""
+    h, w = card.shape[:2]
+    fx0, fy0, fx1, fy1 = int(w * 0.2), int(h * 0.14), int(w * 0.8), int(h * 0.86)
+    fw, fh = fx1 - fx0, fy1 - fy0
+    half = COURT_STYLES[cfg.court_style](fw, fh // 2 + 1, rank, suit)
     art = np.concatenate([half, half[::-1, ::-1]], 0)[:fh]
     card[fy0:fy1, fx0:fx1] = art
     cv2.rectangle(card, (fx0, fy0), (fx1 - 1, fy1 - 1), INK_BGR["black"], 1, cv2.LINE_AA)
@@ -276,10 +326,10 @@ def draw_card(card_name: str, w: int, h: int, cfg: ArtConfig = ArtConfig()) -> n
         _draw_logo(card)
         return card
     rank, suit = split_card(card_name)
-    colour = INK_BGR[SUIT_INK[suit]]
+    colour = cfg.red_ink if SUIT_INK[suit] == "red" else INK_BGR["black"]
     _draw_index(card, rank, suit, colour, cfg)
     if rank in ("Q", "K"):
-        _draw_court(card, rank, suit, colour)
+        _draw_court(card, rank, suit, colour, cfg)
     else:
         _draw_pips(card, rank, suit, colour, cfg)
     return card

@@ -16,7 +16,7 @@ import numpy as np
 
 from engine.labels import DETECT_LABELS
 from engine.layout import CORNERS, EDITIONS, SIZE
-from vision.sim.board_art import BoardArt, board_art
+from vision.sim.board_art import PRINTINGS, BoardArt, board_art
 from vision.sim.camera import Camera, CameraPose, bump_matrix, grid_half_extent, make_camera
 from vision.sim.chips import CHIP_BGR, ChipLook, chip_sprite, stamp
 from vision.sim.clutter import Canvas, Clutter, Placement, draw_items
@@ -51,6 +51,7 @@ class SceneSpec:
     fold: float = 0.0  # degrees each half of a folding board rises towards its raised crease
     noise_seed: int = 0  # which sensor noise this frame gets
     auto_exposure: float | None = None  # the camera's own gain; None: metered from this frame
+    printing: str = "standard"  # which printing of the board (``board_art.PRINTINGS``)
 
 
 @dataclass(frozen=True)
@@ -140,10 +141,15 @@ def _half_homographies(spec: SceneSpec, art: BoardArt, cam: Camera) -> tuple[np.
     return out[0], out[1], crease
 
 
+def _art(spec: SceneSpec) -> BoardArt:
+    """The printed board of ``spec`` (cached)."""
+    return board_art(spec.edition, spec.variant, PRINTINGS[spec.printing])
+
+
 def board_homography(spec: SceneSpec) -> np.ndarray:
     """3x3 map from level-0 board texture pixels to image pixels (bump included; for a folded
     board, the top half's)."""
-    art = board_art(spec.edition, spec.variant)
+    art = _art(spec)
     return _half_homographies(spec, art, _camera(spec, art))[0]
 
 
@@ -156,7 +162,7 @@ def _grid_corners_image(spec: SceneSpec, art: BoardArt, cam: Camera) -> np.ndarr
 
 def camera_centre(spec: SceneSpec) -> tuple[float, float, float]:
     """Where the camera is, in cell coordinates (col, row) and height above the table in cells."""
-    art = board_art(spec.edition, spec.variant)
+    art = _art(spec)
     cam = _camera(spec, art)
     C = -cam.R.T @ cam.t
     aspect = EDITIONS[spec.edition].grid_aspect
@@ -165,7 +171,7 @@ def camera_centre(spec: SceneSpec) -> tuple[float, float, float]:
 
 def grid_corners(spec: SceneSpec) -> np.ndarray:
     """(4, 2) float32 image corners of the 10x10 grid, TL TR BR BL of the canonical layout."""
-    art = board_art(spec.edition, spec.variant)
+    art = _art(spec)
     pts = _grid_corners_image(spec, art, _camera(spec, art))
     return distort_points(pts, spec.size, spec.optics.distortion).astype(np.float32)
 
@@ -333,7 +339,7 @@ def render(spec: SceneSpec, empty: bool = False) -> Scene:
 
 def render_with(spec: SceneSpec, labels: Labels, extra: tuple[Clutter, ...] = ()) -> Scene:
     """Render ``spec`` with these chips and extra items (hands) on top: the game sim's entry."""
-    art = board_art(spec.edition, spec.variant)
+    art = _art(spec)
     cam = _camera(spec, art)
     w, h = spec.size
     B = bump_matrix(spec.board_shift, spec.board_rot)
@@ -397,7 +403,7 @@ def check_labels(labels: object) -> Labels:
 
 def occlusion_of(spec: SceneSpec, items: tuple[Clutter, ...]) -> np.ndarray:
     """(10, 10) fraction of each cell hidden by ``items`` under the spec's camera (no render)."""
-    art = board_art(spec.edition, spec.variant)
+    art = _art(spec)
     cam = _camera(spec, art)
     w, h = spec.size
     B = bump_matrix(spec.board_shift, spec.board_rot)

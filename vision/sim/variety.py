@@ -14,7 +14,7 @@ import numpy as np
 
 from engine.labels import CLASSIC_COLOURS, JUMBO_COLOURS
 from engine.layout import EDITIONS, SIZE
-from vision.sim.board_art import variants_of
+from vision.sim.board_art import PRINTINGS, variants_of
 from vision.sim.camera import CameraPose
 from vision.sim.clutter import SKIN_TONES, Clutter
 from vision.sim.optics import Lighting, Optics
@@ -141,8 +141,9 @@ def _random_clutter(rng: np.random.Generator, n: int, aspect: float) -> list[Clu
 
 def random_spec(seed: int, *, edition: str | None = None, difficulty: str = "normal",
                 size: tuple[int, int] = (1280, 720), labels: object = None,
-                chip_density: float | None = None) -> SceneSpec:
-    """Draw a whole scene from ``seed`` (same seed and arguments -> same spec -> same frame)."""
+                chip_density: float | None = None, printing: str = "standard") -> SceneSpec:
+    """Draw a whole scene from ``seed`` (same seed and arguments -> same spec -> same frame).
+    ``printing``: which printing of the board (``board_art.PRINTINGS``); it draws nothing else."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
     if difficulty not in DIFFICULTIES:
@@ -151,6 +152,8 @@ def random_spec(seed: int, *, edition: str | None = None, difficulty: str = "nor
         raise ValueError(f"unknown edition {edition!r}; expected one of: {', '.join(EDITIONS)}")
     if len(size) != 2 or min(size) < 64:
         raise ValueError(f"size must be (width, height) of at least 64 pixels, got {size!r}")
+    if printing not in PRINTINGS:
+        raise ValueError(f"unknown printing {printing!r}; expected one of: {', '.join(PRINTINGS)}")
     d = DIFFICULTIES[difficulty]
     rng = np.random.default_rng([seed, 0x5E9])
     ed = edition or ("classic" if rng.random() < 0.6 else "jumbo")
@@ -203,6 +206,7 @@ def random_spec(seed: int, *, edition: str | None = None, difficulty: str = "nor
         camera=pose, lighting=lighting, optics=optics, table=table, table_variant=int(rng.integers(3)),
         chip_radius=float(rng.uniform(0.3, 0.4)), chip_jitter=_u(rng, d.chip_jitter),
         chip_tints=tuple(tints), chip_style=style, noise_seed=seed, fold=_u(rng, d.fold) if ed == "classic" else 0.0,
+        printing=printing,
     )
     n_items = int(rng.integers(d.clutter_count[0], d.clutter_count[1] + 1))
     items = _random_clutter(rng, n_items, EDITIONS[ed].grid_aspect)
