@@ -218,3 +218,13 @@ def test_a_vivid_camera_does_not_read_court_card_art_as_a_chip():
     """A phone's vivid mode (saturation x1.6) makes a King's red art look like a red chip."""
     scene = _processed(97015, "jumbo", "hard", 1.6)
     assert (1, 6) not in {w[0] for w in _wrong(scene, _read(scene))}
+
+
+
+@pytest.mark.parametrize("seed", [140733, 140775])
+def test_court_cards_printed_by_another_hand_are_not_read_as_chips(seed):
+    """Every network was fitted on one printing's court art, and a real board's is another. On a
+    board printed otherwise (``PRINTINGS["other"]``), the plain King of Diamonds at (1, 6) stays
+    plain: the cue network alone took it for a yellow chip on both of these easy frames."""
+    scene = render(random_spec(seed, edition="jumbo", difficulty="easy", printing="other"))
+    assert _wrong(scene, _read(scene)) == []
