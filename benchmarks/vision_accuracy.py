@@ -31,6 +31,7 @@ from vision.classify import CellReader
 from vision.detect import Detection, detect
 from vision.sim import random_spec, render
 from vision.sim.board_art import PRINTINGS
+from vision.sim.variety import with_chip_piles
 from vision.warp import grid_geometry, warp_grid
 
 MODES = ("corners", "reference", "nothing")
@@ -222,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dump", type=Path, help="write crops of wrongly read cells here")
     parser.add_argument("--printing", choices=PRINTINGS, default="standard",
                         help="the board's printing: other is one no network was fitted on")
+    parser.add_argument("--piles", type=int, default=0,
+                        help="piles of chips laid on the table beside the board (one team's each)")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     modes = [m for m in args.modes.split(",") if m]
@@ -236,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         difficulty, edition = next(combos)
         seed = args.seed + i
         spec = random_spec(seed, edition=edition, difficulty=difficulty, printing=args.printing)
+        spec = with_chip_piles(spec, args.piles) if args.piles else spec
         scene = render(spec)
         truth = np.asarray(scene.labels, dtype=object)
         visible = ~np.asarray(scene.occluded, dtype=bool)
@@ -259,8 +263,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.dump and wrong:
                 dump_failures(args.dump, f"{mode}_s{seed}_{difficulty}_{scene.edition}", scene.frame,
                               scene.corners, scene.edition, wrong)
-    print(f"vision accuracy: {args.frames} frames from seed {args.seed} "
-          f"({', '.join(diffs)}; {', '.join(eds)}; {args.printing} printing) in {time.perf_counter() - start:.0f} s")
+    print(f"vision accuracy: {args.frames} frames from seed {args.seed} ({', '.join(diffs)}; {', '.join(eds)}; "
+          f"{args.printing} printing; {args.piles} piles of chips) in {time.perf_counter() - start:.0f} s")
     for mode in modes:
         print(tallies[mode].report(mode))
     return 0

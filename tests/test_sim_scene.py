@@ -13,6 +13,7 @@ from vision.sim import random_spec, render
 from vision.sim.board_art import board_art
 from vision.sim.optics import Optics
 from vision.sim.scene import check_labels, empty_labels
+from vision.sim.variety import with_chip_piles
 
 RECT = 40  # pixels per cell in rectified test images
 
@@ -226,3 +227,21 @@ def test_another_printing_changes_the_print_and_nothing_else() -> None:
     assert not (differs & (cv2.dilate(grid, np.ones((9, 9), np.uint8)) == 0)).any()
     with pytest.raises(ValueError, match="printing"):
         random_spec(7, printing="fancy")
+
+
+def test_piles_of_chips_lie_beside_the_board_in_each_team_colour() -> None:
+    """``with_chip_piles`` lays a pile of each team's chips on the table beside the grid,
+    the same each time, and changes nothing else in the scene."""
+    spec = _clean(random_spec(11, edition="classic", difficulty="easy", chip_density=0.0))
+    piled = with_chip_piles(spec, 3)
+    assert [it.kind for it in piled.clutter[len(spec.clutter):]] == ["chips"] * 3
+    assert piled.clutter[: len(spec.clutter)] == spec.clutter and piled.labels == spec.labels
+    assert with_chip_piles(spec, 3) == piled
+    plain, frame = render(spec).frame.astype(np.int16), render(piled).frame.astype(np.int16)
+    changed = np.abs(frame - plain).max(axis=2) > 30
+    grid = np.zeros(changed.shape, np.uint8)
+    cv2.fillConvexPoly(grid, np.round(render(spec).corners).astype(np.int32), 1)
+    assert changed.sum() > 1000 and (changed & (grid == 1)).sum() < 0.2 * changed.sum()
+    b, g, r = (frame[..., i][changed] for i in range(3))
+    for mine, a, c in ((b, g, r), (g, b, r), (r, b, g)):  # blue, green and red chips all show
+        assert ((mine > a + 40) & (mine > c + 40)).sum() > 100

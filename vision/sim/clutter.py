@@ -1,4 +1,5 @@
-"""Things on and around the board: a card box, a coffee cup, loose playing cards, hands and arms.
+"""Things on and around the board: a card box, a coffee cup, loose playing cards, hands and arms,
+a team's pile of chips.
 
 Each item is a few 3D polygons in world coordinates (cell heights; see ``camera``), projected
 and filled in image space. Drawing also marks what the item covers (for occlusion ground
@@ -16,7 +17,7 @@ import numpy as np
 from vision.sim.camera import Camera
 
 BGR = tuple[int, int, int]
-CLUTTER_KINDS: tuple[str, ...] = ("box", "cup", "cards", "hand")
+CLUTTER_KINDS: tuple[str, ...] = ("box", "cup", "cards", "hand", "chips")
 SKIN_TONES: tuple[BGR, ...] = ((150, 180, 225), (120, 155, 205), (95, 130, 185), (60, 90, 140),
                                (40, 60, 100), (170, 195, 235))
 _SHIFT = 4  # sub-pixel bits for cv2 polygon drawing
@@ -302,7 +303,26 @@ def _hand(cv: Canvas, cam: Camera, pl: Placement, it: Clutter) -> None:
     _shaded(cv, cam, pl, thumb, np.full(5, 0.26 * s), h - 0.3 * t * s, it.colour, cap=True)
 
 
-_DRAW = {"box": _box, "cup": _cup, "cards": _cards, "hand": _hand}
+def _chips(cv: Canvas, cam: Camera, pl: Placement, it: Clutter) -> None:
+    """A team's pile of chips beside the board: a dozen or so discs of ``colour``, some on
+    others, each with a darker rim and a shadow. Chips are sized to the cells, as the game's are
+    (a Jumbo set's chips are bigger), and ``size`` scales the pile's spread, not the chips."""
+    rng = np.random.default_rng(int(abs(it.x * 1000 + it.y * 7)))
+    n = 6 + int(rng.integers(10))
+    r = 0.36
+    spread = 0.9 * it.size
+    for i in range(n):
+        cx = it.x + rng.normal(0, spread) / pl.aspect
+        cy = it.y + rng.normal(0, spread)
+        z = it.height + 0.09 * int(rng.integers(3) if i > n // 2 else 0)
+        foot = _ellipse(cx, cy, r / pl.aspect, r, 0.0, 24)
+        _shadow(cv, _cast(cam, pl, foot, z + 0.09), 0.3)
+        _fill(cv, cam.project(pl.world(foot, z + 0.09)), _shade(it.colour, 0.7))
+        face = _ellipse(cx, cy, 0.8 * r / pl.aspect, 0.8 * r, 0.0, 24)
+        _fill(cv, cam.project(pl.world(face, z + 0.09)), it.colour)
+
+
+_DRAW = {"box": _box, "cup": _cup, "cards": _cards, "hand": _hand, "chips": _chips}
 
 
 MOTION_BLUR_SHARE = 0.5  # the shutter is open for this share of the frame interval

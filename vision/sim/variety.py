@@ -16,6 +16,7 @@ from engine.labels import CLASSIC_COLOURS, JUMBO_COLOURS
 from engine.layout import EDITIONS, SIZE
 from vision.sim.board_art import PRINTINGS, variants_of
 from vision.sim.camera import CameraPose
+from vision.sim.chips import CHIP_BGR
 from vision.sim.clutter import SKIN_TONES, Clutter
 from vision.sim.optics import Lighting, Optics
 from vision.sim.scene import CONFIG, Labels, SceneSpec, check_labels, empty_labels, occlusion_of
@@ -211,6 +212,20 @@ def random_spec(seed: int, *, edition: str | None = None, difficulty: str = "nor
     n_items = int(rng.integers(d.clutter_count[0], d.clutter_count[1] + 1))
     items = _random_clutter(rng, n_items, EDITIONS[ed].grid_aspect)
     return _fit_clutter(spec, items, d.max_occluded)
+
+
+def with_chip_piles(spec: SceneSpec, piles: int) -> SceneSpec:
+    """``spec`` with ``piles`` piles of chips on the table beside the grid, one team's each, in
+    turn (each player keeps a pile within reach; some of a pile may spill onto the board's edge).
+    Drawn from the spec's seed on a stream of their own, so the scene is otherwise unchanged."""
+    rng = np.random.default_rng([spec.seed, 0xC41B5])
+    teams = CLASSIC_COLOURS if spec.edition == "classic" else JUMBO_COLOURS
+    items = []
+    for k in range(piles):
+        along, out = float(rng.uniform(0, 10)), float(rng.uniform(1.0, 2.5))
+        x, y = [(along, -out), (10 + out, along), (along, 10 + out), (-out, along)][int(rng.integers(4))]
+        items.append(Clutter("chips", x, y, colour=CHIP_BGR[teams[k % len(teams)]]))
+    return replace(spec, clutter=spec.clutter + tuple(items))
 
 
 def _fit_clutter(spec: SceneSpec, items: list[Clutter], max_cells: int) -> SceneSpec:
