@@ -238,8 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(args.frames):
         difficulty, edition = next(combos)
         seed = args.seed + i
-        spec = random_spec(seed, edition=edition, difficulty=difficulty, printing=args.printing)
-        spec = with_chip_piles(spec, args.piles) if args.piles else spec
+        spec = with_chip_piles(random_spec(seed, edition=edition, difficulty=difficulty, printing=args.printing),
+                               args.piles)
         scene = render(spec)
         truth = np.asarray(scene.labels, dtype=object)
         visible = ~np.asarray(scene.occluded, dtype=bool)

@@ -220,7 +220,6 @@ def test_a_vivid_camera_does_not_read_court_card_art_as_a_chip():
     assert (1, 6) not in {w[0] for w in _wrong(scene, _read(scene))}
 
 
-
 @pytest.mark.parametrize("seed", [140733, 140775])
 def test_court_cards_printed_by_another_hand_are_not_read_as_chips(seed):
     """Every network was fitted on one printing's court art, and a real board's is another. On a

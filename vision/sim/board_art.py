@@ -86,7 +86,7 @@ by nothing, so what is read on it shows how much the reader learned one print ra
 game. A real board is neither."""
 
 
-INK_BGR: dict[str, BGR] = {"red": ArtConfig.red_ink, "black": (28, 26, 26)}
+BLACK_INK: BGR = (28, 26, 26)  # the red ink is a printing's own (``ArtConfig.red_ink``)
 COURT_COLOURS: tuple[BGR, ...] = ((40, 40, 205), (165, 85, 25), (40, 195, 240), (30, 28, 28))
 SKIN: BGR = (175, 205, 240)
 
@@ -251,7 +251,7 @@ def _court_blocks(fw: int, hh: int, rank: str, suit: str) -> np.ndarray:
                       [cx, hh * 0.0], [cx + r * 0.6, hh * 0.12], [cx + r * 1.3, hh * 0.02],
                       [cx + r * 1.3, hh * 0.2]], np.int32)
     cv2.fillPoly(half, [crown], COURT_COLOURS[2], cv2.LINE_AA)
-    cv2.polylines(half, [crown], True, INK_BGR["black"], 1, cv2.LINE_AA)
+    cv2.polylines(half, [crown], True, BLACK_INK, 1, cv2.LINE_AA)
     cv2.line(half, (cx - r // 2, int(hh * 0.33)), (cx - r // 4, int(hh * 0.33)), (30, 30, 30), 1)
     cv2.line(half, (cx + r // 4, int(hh * 0.33)), (cx + r // 2, int(hh * 0.33)), (30, 30, 30), 1)
     for x in xs[1:-1]:
@@ -278,9 +278,9 @@ def _court_patchwork(fw: int, hh: int, rank: str, suit: str) -> np.ndarray:
             area = np.zeros((hh, fw), np.uint8)
             cv2.fillPoly(area, [hull], 255)
             half[(area > 0) & (stripes > 0)] = PATCHWORK_COLOURS[rng.integers(len(PATCHWORK_COLOURS))]
-        cv2.polylines(half, [hull], True, INK_BGR["black"], 1, cv2.LINE_AA)
+        cv2.polylines(half, [hull], True, BLACK_INK, 1, cv2.LINE_AA)
     cx, r = fw // 2, int(fw * 0.13)
-    for colour, fill in ((SKIN, -1), (INK_BGR["black"], 1)):
+    for colour, fill in ((SKIN, -1), (BLACK_INK, 1)):
         cv2.ellipse(half, (cx, int(hh * 0.3)), (r, int(r * 1.25)), 0, 0, 360, colour, fill, cv2.LINE_AA)
     crown = np.array([[cx - r, hh * 0.15], [cx - r, 0], [cx, hh * 0.08], [cx + r, 0], [cx + r, hh * 0.15]], np.int32)
     cv2.fillPoly(half, [crown], COURT_COLOURS[2], cv2.LINE_AA)
@@ -298,7 +298,7 @@ def _draw_court(card: np.ndarray, rank: str, suit: str, colour: BGR, cfg: ArtCon
     half = COURT_STYLES[cfg.court_style](fw, fh // 2 + 1, rank, suit)
     art = np.concatenate([half, half[::-1, ::-1]], 0)[:fh]
     card[fy0:fy1, fx0:fx1] = art
-    cv2.rectangle(card, (fx0, fy0), (fx1 - 1, fy1 - 1), INK_BGR["black"], 1, cv2.LINE_AA)
+    cv2.rectangle(card, (fx0, fy0), (fx1 - 1, fy1 - 1), BLACK_INK, 1, cv2.LINE_AA)
     draw_suit(card, suit, (fx0 + fw * 0.13, fy0 + fh * 0.08), h * 0.08, colour)
     draw_suit(card, suit, (fx1 - fw * 0.13, fy1 - fh * 0.08), h * 0.08, colour, flip=True)
 
@@ -326,7 +326,7 @@ def draw_card(card_name: str, w: int, h: int, cfg: ArtConfig = ArtConfig()) -> n
         _draw_logo(card)
         return card
     rank, suit = split_card(card_name)
-    colour = cfg.red_ink if SUIT_INK[suit] == "red" else INK_BGR["black"]
+    colour = cfg.red_ink if SUIT_INK[suit] == "red" else BLACK_INK
     _draw_index(card, rank, suit, colour, cfg)
     if rank in ("Q", "K"):
         _draw_court(card, rank, suit, colour, cfg)
