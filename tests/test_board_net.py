@@ -6,6 +6,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
+from plain_outlines import plain_outlines
 
 from vision.board_net import BoardNetConfig, BoardView, board_input, load_board_net
 from vision.geometry import GRID_CORNERS_UV, apply_homography, grid_homography
@@ -104,10 +105,44 @@ def test_the_card_area_does_not_place_a_grid_whose_turn_the_print_does_not_tell(
 def test_the_card_area_places_a_grid_the_deeper_look_registers(seed):
     """Small, faint classic boards whose lattice only a placement ranked below the leaders
     registers (``_deep_search``): the card area places it there too, and the print tells its
-    turn. Without the network's placement (nor the turn network) neither is found."""
+    turn. Without the network's placement (nor the turn network) neither is found, where the
+    outlines' sides are fitted plainly (the robust fit outlines 6014 well enough)."""
     scene = _scene(seed, "classic")
-    plain = LocateConfig()
+    plain = plain_outlines()
     assert not locate_grid(scene.frame, config=replace(plain, place_by_net=False,
                                                        ink=replace(plain.ink, turn_net_sure=0.0)))
     fit = locate_grid(scene.frame)
     assert fit and _cells_off(fit.corners, scene.corners) < 0.5
+
+
+def _blurred_area(quad: np.ndarray, shape: tuple[int, int], *, pile: tuple[float, float, float] | None = None
+                  ) -> BoardView:
+    """A probability map as the network draws it: the filled ``quad`` (thumbnail pixels),
+    softened, with a disc ``pile`` (x, y, radius) of chips taken for card area where given."""
+    mask = np.zeros(shape, np.uint8)
+    cv2.fillConvexPoly(mask, np.round(quad * 16).astype(np.int32), 255, shift=4)
+    if pile is not None:
+        cv2.circle(mask, (round(pile[0]), round(pile[1])), round(pile[2]), 255, -1)
+    prob = cv2.GaussianBlur(mask.astype(np.float32) / 255.0, (0, 0), 1.5)
+    return BoardView(prob=prob, scale=1.0)
+
+
+SLANTED = np.array([[70.0, 40.0], [230.0, 30.0], [250.0, 150.0], [60.0, 160.0]])
+"""A card area seen at a slant, in thumbnail pixels."""
+
+
+def test_the_outline_of_the_card_area_follows_its_sides():
+    view = _blurred_area(SLANTED, (180, 320))
+    quads = mask_quads(view, LocateConfig())
+    assert min(np.abs(np.roll(q, k, 0) - SLANTED).max() for q in quads for k in range(4)) < 1.5
+
+
+@pytest.mark.parametrize("corner", range(4))
+def test_a_pile_of_chips_against_a_corner_does_not_pull_the_outline_out(corner):
+    """The network takes chips for card area, also a pile spilling onto the margin. The hull
+    reaches out to the pile; the sides along the cards still say where the corner is."""
+    centre = SLANTED.mean(axis=0)
+    out = SLANTED[corner] + 16.0 * (SLANTED[corner] - centre) / np.linalg.norm(SLANTED[corner] - centre)
+    view = _blurred_area(SLANTED, (180, 320), pile=(out[0], out[1], 18.0))
+    quads = mask_quads(view, LocateConfig())
+    assert min(np.abs(np.roll(q, k, 0) - SLANTED).max() for q in quads for k in range(4)) < 2.0

@@ -134,6 +134,20 @@ class LocateConfig:
     side_trim: float = 0.15
     """The network's outlines are fitted along each side leaving out this fraction at each end
     (its corners come out rounded)."""
+    side_every_pixel: bool = True
+    """The network's outlines are traced pixel by pixel for the side fit (False: only the turning
+    points OpenCV keeps, which the fit then weighs alike however long the run between them)."""
+    side_rounds: int = 2
+    """Rounds of fitting the sides: the points are given to the sides of the last round's quad."""
+    side_tries: int = 32
+    """Lines tried along each side (through pairs of its points), the one most points lie on kept
+    (0: the line is fitted through every point along the side)."""
+    side_tol: float = 0.03
+    """A contour point lies on a side's line within this fraction of the side's length."""
+    side_support: float = 0.5
+    """A side's line is trusted where this many contour points per pixel of its trimmed length lie on it."""
+    side_max_move: float = 0.2
+    """A fitted corner further than this fraction of the quad's longest side from the hull's is not trusted."""
     net_refuses: float = 0.5
     """The turn network's probability of "not the board here" (``vision.turn_net``) from which
     a located grid is dropped. (With the network's first fit, of 400 rendered frames, seeds

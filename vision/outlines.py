@@ -94,7 +94,9 @@ def _region_quads(small: np.ndarray, s: float, close_px: int, config: LocateConf
     for t in thresholds:
         binary = (small > t).astype(np.uint8)
         binary = cv2.morphologyEx(binary, cv2.MORPH_CLOSE, np.ones((close_px, close_px), np.uint8))
-        contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        # Every contour pixel where the sides are fitted (they are counted along each side).
+        chain = cv2.CHAIN_APPROX_NONE if fit_sides and config.side_every_pixel else cv2.CHAIN_APPROX_SIMPLE
+        contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, chain)
         contours = sorted(contours, key=cv2.contourArea, reverse=True)[: config.blob_count]
         for c in contours:
             area = cv2.contourArea(c)
@@ -176,10 +178,27 @@ def _side_fit(contour: np.ndarray, quad: np.ndarray, config: LocateConfig) -> np
     """``quad``'s corners where lines fitted to the contour along each of its sides meet.
 
     A region's rounded corners (a blurred outline, a probability map) pull the hull's vertices
-    inwards; the sides away from the corners are straight and say where the corners are.
-    Returns ``quad`` where a side has too few points to fit.
+    inwards; the sides away from the corners are straight and say where the corners are. Each
+    side's line is the one most of its points lie on (``_straightest_line``), so a bump in the
+    outline (a pile of chips against the board, a hand on its edge) neither bends it nor, where
+    the hull reached out to the bump, keeps a corner there. Returns ``quad`` where a side has
+    too few points on one line.
     """
     pts = contour.reshape(-1, 2).astype(np.float64)
+    size = float(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1).max())
+    out = quad
+    for _ in range(config.side_rounds):
+        fitted = _sides_met(pts, out, config)
+        if fitted is None:
+            break
+        out = fitted
+    # A fit that moves a corner by more than ``side_max_move`` of the quad's size is not trusted.
+    return out if np.abs(out - quad).max() <= config.side_max_move * size else quad
+
+
+def _sides_met(pts: np.ndarray, quad: np.ndarray, config: LocateConfig) -> np.ndarray | None:
+    """One round of ``_side_fit``: each side's line through the contour points nearest it,
+    met at the corners; None where a side has too few points on one line."""
     a, b = quad, np.roll(quad, -1, axis=0)
     d = b - a
     length = np.linalg.norm(d, axis=1)
@@ -191,19 +210,51 @@ def _side_fit(contour: np.ndarray, quad: np.ndarray, config: LocateConfig) -> np
     lines = []
     for k in range(4):
         keep = (side == k) & (t[:, k] > config.side_trim) & (t[:, k] < 1.0 - config.side_trim)
-        if keep.sum() < 3:
-            return quad
-        vx, vy, x0, y0 = cv2.fitLine(pts[keep].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-        lines.append(np.cross([x0, y0, 1.0], [x0 + vx, y0 + vy, 1.0]))
+        line = _straightest_line(pts[keep], float(length[k]), config)
+        if line is None:
+            return None
+        lines.append(line)
     out = []
     for k in range(4):
         p = np.cross(lines[k - 1], lines[k])
         if abs(p[2]) < 1e-9:
-            return quad
+            return None
         out.append(p[:2] / p[2])
-    out = np.array(out)
-    # A fit that moves a corner by more than a tenth of the quad's size is not trusted.
-    return out if np.abs(out - quad).max() <= 0.1 * length.max() else quad
+    return np.array(out)
+
+
+def _straightest_line(pts: np.ndarray, length: float, config: LocateConfig) -> np.ndarray | None:
+    """Homogeneous line ``(3,)`` through most of ``pts`` ``(n, 2)`` (the points along one side
+    of an outline ``length`` long): of the lines through ``side_tries`` pairs of points, the one
+    with most points within ``side_tol`` of ``length``, refitted to those (Huber). None where
+    under ``side_support`` of the side's trimmed length lies on it (a contour point per pixel),
+    or there are under 3 points. With no tries, the line is fitted to every point."""
+    if len(pts) < 3:
+        return None
+    if config.side_tries > 0:
+        on = _most_on_one_line(pts, length, config)
+        if on is None or on.sum() < config.side_support * length * (1.0 - 2.0 * config.side_trim):
+            return None
+        pts = pts[on]
+    vx, vy, x0, y0 = cv2.fitLine(pts.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+    return np.cross([x0, y0, 1.0], [x0 + vx, y0 + vy, 1.0])
+
+
+def _most_on_one_line(pts: np.ndarray, length: float, config: LocateConfig) -> np.ndarray | None:
+    """``(n,)`` bool: the points within ``side_tol`` of ``length`` of the line through one of
+    ``side_tries`` pairs of ``pts`` ``(n, 2)`` that most lie on; None where no pair spans a line."""
+    n = len(pts)
+    # Pairs half the side apart, spread along it (the contour runs in order): the same every time.
+    i = np.linspace(0, n // 2 - 1, config.side_tries).astype(int)
+    p, q = pts[i], pts[i + n // 2]
+    normal = np.stack([q[:, 1] - p[:, 1], p[:, 0] - q[:, 0]], axis=1)
+    norm = np.linalg.norm(normal, axis=1, keepdims=True)
+    ok = norm[:, 0] > 1e-9
+    if not ok.any():
+        return None
+    normal, p = normal[ok] / norm[ok], p[ok]
+    inliers = np.abs(np.einsum("tnj,tj->tn", pts[None] - p[:, None], normal)) <= config.side_tol * length
+    return inliers[int(np.argmax(inliers.sum(axis=1)))]
 
 
 def _hull_quad(contour: np.ndarray) -> np.ndarray | None:
