@@ -581,6 +581,33 @@ def test_a_chip_turned_white_is_flipped_though_it_looks_like_its_card() -> None:
     assert [u.committed[4][4] for u in commits(more)] == ["flipped"]
 
 
+def test_a_white_chip_that_comes_to_look_like_its_card_stays_white() -> None:
+    """A locked (white) chip, committed where it showed faintly, comes to look just like its
+    empty card once a hand has passed over it (the light under a hand, the camera's exposure).
+    The cell changed, so it is read again, and the reader still sees the white chip: it stays,
+    and no "a locked chip was removed" alarm follows (found on simulated game 143002, Jumbo,
+    after a sequence was flipped)."""
+    table = Table(new_game=True, seed=12)
+    empty = Table(new_game=True, seed=99)
+    reader = WhiteChipReader(CentreColourReader(empty.frame(), table.corners()), (4, 4))
+    tracker = BoardTracker(edition="jumbo", corners=table.corners(), reader=reader)
+    ups = run(tracker, (table.frame() for _ in range(12)))
+    table.chips[(4, 4)] = "green"
+    ups += run(tracker, (table.frame() for _ in range(8)), start=len(ups))
+    table.chips[(4, 4)] = "flipped"  # turned over: white, and faintly seen
+    reader.white = True
+    ups += run(tracker, (table.frame() for _ in range(40)), start=len(ups))
+    assert commits(ups)[-1].committed[4][4] == "flipped"
+    target = table.cell_centre_px((4, 4))
+    frames = [table.frame(tip) for tip in path(OFF, target, 8)]
+    del table.chips[(4, 4)]  # the same chip, now looking like the card
+    frames += [table.frame(tip) for tip in [target] * 6 + path(target, OFF, 8)]
+    frames += [table.frame() for _ in range(40)]
+    out = run(tracker, iter(frames), start=len(ups))
+    assert commits(out) == []
+    assert out[-1].state == "live" and out[-1].labels[4][4] == "flipped"
+
+
 def test_a_white_reading_on_an_empty_card_that_looks_empty_stays_empty() -> None:
     table = Table(new_game=True, seed=13)
     empty = Table(new_game=True, seed=99)

@@ -600,7 +600,7 @@ class BoardTracker:
         # white side up (Jumbo's locked chips): white on a white card looks much like the card.
         if self._empty_co is not None and ready.any():
             looks_empty = self._has_empty & (self._structure(co_norm, self._empty_co) < cfg.change_threshold)
-            flip = (self._cand_label == "flipped") & np.isin(self.committed, TEAM_COLOURS)
+            flip = (self._cand_label == "flipped") & np.isin(self.committed, (*TEAM_COLOURS, "flipped"))
             self._cand_label[ready & looks_empty & ~flip] = "empty"
             doubtful = ready & (self._cand_label == "empty") & self._has_empty & ~looks_empty
             ready &= ~doubtful
