@@ -11,7 +11,7 @@ events are matched with the simulator's ground truth:
 - sequences match by team and cells, wins by team;
 - re-lock time runs from each bump to the first frame the tracker reports ``relocked``.
 
-Usage: ``python benchmarks/live_accuracy.py [--games 20] [--seed 1] [--jobs 2]``.
+Usage: ``python benchmarks/live_accuracy.py [--games 20] [--seed 1] [--jobs 2] [--piles]``.
 Games alternate classic/Jumbo and 2/3 teams; 1280x720 at 15 fps.
 """
 
@@ -78,8 +78,9 @@ class GameScore:
     seconds: float = 0.0
 
 
-def game_specs(n: int, seed: int, max_moves: int | None = None) -> list[Any]:
-    """``n`` seeded specs cycling classic/Jumbo and 2/3 teams (``max_moves`` caps each game)."""
+def game_specs(n: int, seed: int, max_moves: int | None = None, piles: bool = False) -> list[Any]:
+    """``n`` seeded specs cycling classic/Jumbo and 2/3 teams (``max_moves`` caps each game;
+    ``piles``: each team's chips in a pile beside the board)."""
     from vision.sim import GameSpec
 
     combos = [
@@ -92,7 +93,7 @@ def game_specs(n: int, seed: int, max_moves: int | None = None) -> list[Any]:
     for k in range(n):
         edition, teams = combos[(seed + k - 1) % len(combos)]  # seed 1 classic, 2 Jumbo, 3 ...
         extra = {} if max_moves is None else {"max_moves": max_moves}
-        specs.append(GameSpec(seed=seed + k, edition=edition, teams=teams, fps=FPS, size=SIZE, **extra))
+        specs.append(GameSpec(seed=seed + k, edition=edition, teams=teams, fps=FPS, size=SIZE, piles=piles, **extra))
     return specs
 
 
@@ -326,12 +327,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="games played in parallel processes")
     parser.add_argument("--max-moves", type=int, default=None,
                         help="cap each game at this many turns (default: the simulator's; shorter runs)")
+    parser.add_argument("--piles", action="store_true", help="each team's chips in a pile beside the board")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the tracker does")
     parser.add_argument("--details", action="store_true", help="list slow events and engine alerts")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
-    specs = game_specs(args.games, args.seed, args.max_moves)
+    specs = game_specs(args.games, args.seed, args.max_moves, args.piles)
     start = time.perf_counter()
     scores: list[GameScore] = []
     if args.jobs > 1:

@@ -184,3 +184,17 @@ def test_teams_alternate_and_a_passing_hand_is_not_a_turn() -> None:
         assert movers[0] == "blue"
         assert all(a != b for a, b in itertools.pairwise(movers)), (seed, movers)
     assert passes > 0, "these seeds should include hands that pass without playing"
+
+
+def test_each_team_keeps_a_pile_of_its_chips_beside_the_board(classic) -> None:
+    """``piles``: a pile of each team's chips on the table, and the same game played (the piles
+    come from a stream of their own)."""
+    from vision.sim.chips import CHIP_BGR
+
+    piled = simulate_game(GameSpec(seed=3, edition="classic", teams=("blue", "green"), size=SMALL, bumps=2,
+                                   leans=1, piles=True))
+    piles = [c for c in piled.scene.clutter if c.kind == "chips"]
+    assert [c.colour for c in piles] == [CHIP_BGR["blue"], CHIP_BGR["green"]]
+    assert not any(c.kind == "chips" for c in classic.scene.clutter)
+    assert piled.events == classic.events and len(piled) == len(classic)
+    assert all(max(abs(c.x - 5), abs(c.y - 5)) > 5.5 for c in piles)  # beside the grid, not on it

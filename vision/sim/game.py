@@ -33,7 +33,7 @@ from engine.layout import CORNERS, EDITIONS, SIZE, Cell
 from engine.sequences import WINDOWS, find_sequences
 from vision.sim.clutter import SKIN_TONES, Clutter
 from vision.sim.scene import Labels, SceneSpec, camera_centre, occlusion_of, render_with
-from vision.sim.variety import random_spec
+from vision.sim.variety import random_spec, with_chip_piles
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +57,7 @@ class GameSpec:
     sequence_bias: float = 0.6  # chance a move extends the team's most promising line
     block_chance: float = 0.5  # chance a team blocks an opponent's four-in-a-row
     flips: bool | None = None  # flip locked chips to white; None: on the Jumbo mat only
+    piles: bool = False  # each team's chips in a pile on the table beside the board
 
 
 @dataclass(frozen=True)
@@ -429,6 +430,8 @@ def simulate_game(spec: GameSpec) -> GameSim:
     if spec.difficulty != "hard":  # a camera set up to watch a game frames the board well
         fill = float(rng.uniform(*CONFIG.game_fill))
         scene = dataclasses.replace(scene, camera=dataclasses.replace(scene.camera, fill=fill))
+    if spec.piles:
+        scene = with_chip_piles(scene, len(spec.teams), spec.teams)
     # a webcam watching a game meters once and holds (the drift under hands is scripted)
     scene = dataclasses.replace(scene, auto_exposure=render_with(scene, scene.labels).auto_exposure)
     s = _Script(spec, scene, rng)

@@ -214,12 +214,14 @@ def random_spec(seed: int, *, edition: str | None = None, difficulty: str = "nor
     return _fit_clutter(spec, items, d.max_occluded)
 
 
-def with_chip_piles(spec: SceneSpec, piles: int) -> SceneSpec:
+def with_chip_piles(spec: SceneSpec, piles: int, teams: tuple[str, ...] | None = None) -> SceneSpec:
     """``spec`` with ``piles`` piles of chips on the table beside the grid, one team's each, in
     turn (each player keeps a pile within reach; some of a pile may spill onto the board's edge).
-    Drawn from the spec's seed on a stream of their own, so the scene is otherwise unchanged."""
+    ``teams``: the colours in play (default: the edition's). Drawn from the spec's seed on a
+    stream of their own, so the scene is otherwise unchanged."""
     rng = np.random.default_rng([spec.seed, 0xC41B5])
-    teams = CLASSIC_COLOURS if spec.edition == "classic" else JUMBO_COLOURS
+    if teams is None:
+        teams = CLASSIC_COLOURS if spec.edition == "classic" else JUMBO_COLOURS
     items = []
     for k in range(piles):
         along, out = float(rng.uniform(0, 10)), float(rng.uniform(1.0, 2.5))
