@@ -257,6 +257,44 @@ def test_chip_placed_under_hand_is_one_placement_after_the_hand_leaves() -> None
     assert latency <= 0.5
 
 
+class SureReader(CentreColourReader):
+    """``CentreColourReader``, sure of any chip it reads at ``cell`` (however far off centre)."""
+
+    def __init__(self, empty_frame: np.ndarray, corners: np.ndarray, cell: tuple[int, int]) -> None:
+        super().__init__(empty_frame, corners)
+        self.cell = cell
+
+    def read(self, frame: np.ndarray, corners: np.ndarray) -> SimpleNamespace:
+        out = super().read(frame, corners)
+        if out.labels[self.cell[0]][self.cell[1]] != "empty":
+            out.confidence[self.cell] = 1.0
+        return out
+
+
+def test_a_new_chip_overhanging_an_empty_neighbour_is_committed_without_waiting_for_it() -> None:
+    """A chip put down a quarter cell towards the cell below: that cell reads empty but no
+    longer looks as it did empty, so it waits (a white chip the reader cannot name?). It
+    changes nothing itself, so the chip read surely beside it is committed at once, not seconds
+    later, after the next player's move (found on simulated game 143008: two moves committed out
+    of turn, three alarms)."""
+    table = Table(new_game=True, seed=14)
+    empty = Table(new_game=True, seed=99)
+    cell = (5, 5)
+    tracker = BoardTracker(edition="classic", corners=table.corners(),
+                           reader=SureReader(empty.frame(), table.corners(), cell))
+    n = len(run(tracker, (table.frame() for _ in range(12))))
+    table.offsets[cell] = (0.0, 0.25)
+    target = table.cell_centre_px(cell)
+    frames = [table.frame(tip) for tip in path(OFF, target, 8) + [target] * 4]
+    table.chips[cell] = "blue"
+    frames += [table.frame(target)] * 4 + [table.frame(tip) for tip in path(target, OFF, 8)]
+    left = n + len(frames)
+    frames += [table.frame() for _ in range(60)]
+    done = commits(run(tracker, iter(frames), start=n))
+    assert [u.committed for u in done] == [expected(table)]
+    assert (done[0].index - left) / FPS <= 0.5
+
+
 def test_chip_hidden_under_a_resting_arm_is_not_removed() -> None:
     table = Table(chips={(6, 4): "red"}, seed=4)
     tracker, ups = started(table)

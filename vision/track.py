@@ -621,8 +621,11 @@ class BoardTracker:
         ready &= ~(placed & (region_sizes(placed) > 1) & (stable_for < cfg.blob_hold_seconds))
         if not ready.any():
             return None
-        # A changed region is committed whole: never half a flip of five chips.
-        waiting = candidates & ~ready
+        # A changed region is committed whole: never half a flip of five chips. (An empty cell
+        # read empty, unsurely or while it does not look as it did empty, beside a new chip that
+        # overhangs or shades it, is no change of its own: it does not hold that chip back.)
+        read_empty = ~np.isnan(self._cand_read) & (self._cand_label == "empty") & (self.committed == "empty")
+        waiting = candidates & ~ready & ~read_empty
         blocked = regions_touching(candidates, waiting) if waiting.any() else np.zeros_like(ready)
         ready &= ~blocked
         ready &= ~self._overtaking(ready, waiting, t)
