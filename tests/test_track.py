@@ -602,14 +602,20 @@ class WhiteChipReader:
         return out
 
 
-def test_a_chip_turned_white_is_flipped_though_it_looks_like_its_card() -> None:
-    """A Jumbo flip: white on a white card looks to the tracker like the empty card, but the
-    reader sees a white chip where a chip was: that is the flip, not a removal."""
-    table = Table(new_game=True, seed=12)
+def white_chip_table(seed: int) -> tuple[Table, WhiteChipReader, BoardTracker, list[TrackUpdate]]:
+    """A new Jumbo game tracked with a ``WhiteChipReader`` at (4, 4), its empty first board
+    committed: the table, the reader, the tracker and its updates so far."""
+    table = Table(new_game=True, seed=seed)
     empty = Table(new_game=True, seed=99)
     reader = WhiteChipReader(CentreColourReader(empty.frame(), table.corners()), (4, 4))
     tracker = BoardTracker(edition="jumbo", corners=table.corners(), reader=reader)
-    ups = run(tracker, (table.frame() for _ in range(12)))
+    return table, reader, tracker, run(tracker, (table.frame() for _ in range(12)))
+
+
+def test_a_chip_turned_white_is_flipped_though_it_looks_like_its_card() -> None:
+    """A Jumbo flip: white on a white card looks to the tracker like the empty card, but the
+    reader sees a white chip where a chip was: that is the flip, not a removal."""
+    table, reader, tracker, ups = white_chip_table(12)
     table.chips[(4, 4)] = "green"
     out = run(tracker, (table.frame() for _ in range(8)), start=len(ups))
     assert [u.committed[4][4] for u in commits(out)] == ["green"]
@@ -625,11 +631,7 @@ def test_a_white_chip_that_comes_to_look_like_its_card_stays_white() -> None:
     The cell changed, so it is read again, and the reader still sees the white chip: it stays,
     and no "a locked chip was removed" alarm follows (found on simulated game 143002, Jumbo,
     after a sequence was flipped)."""
-    table = Table(new_game=True, seed=12)
-    empty = Table(new_game=True, seed=99)
-    reader = WhiteChipReader(CentreColourReader(empty.frame(), table.corners()), (4, 4))
-    tracker = BoardTracker(edition="jumbo", corners=table.corners(), reader=reader)
-    ups = run(tracker, (table.frame() for _ in range(12)))
+    table, reader, tracker, ups = white_chip_table(12)
     table.chips[(4, 4)] = "green"
     ups += run(tracker, (table.frame() for _ in range(8)), start=len(ups))
     table.chips[(4, 4)] = "flipped"  # turned over: white, and faintly seen
@@ -647,11 +649,7 @@ def test_a_white_chip_that_comes_to_look_like_its_card_stays_white() -> None:
 
 
 def test_a_white_reading_on_an_empty_card_that_looks_empty_stays_empty() -> None:
-    table = Table(new_game=True, seed=13)
-    empty = Table(new_game=True, seed=99)
-    reader = WhiteChipReader(CentreColourReader(empty.frame(), table.corners()), (4, 4))
-    tracker = BoardTracker(edition="jumbo", corners=table.corners(), reader=reader)
-    ups = run(tracker, (table.frame() for _ in range(12)))
+    table, reader, tracker, ups = white_chip_table(13)
     table.chips[(6, 6)] = "green"  # a move beside it, so the cell is read again
     reader.white = True
     more = run(tracker, (table.frame() for _ in range(40)), start=len(ups))
