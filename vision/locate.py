@@ -384,17 +384,9 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
         best = _finish(frame, gray, white, board, best, config)
     # The gap fit moves corners by less than its search each round: once more from where it ended.
     # Where the gaps do not register the grid (blurred, washed out), the fine corner network does.
-    before = best.corners
-    again, _, _ = _gap_fit(gray, before, config)
-    best = replace(best, corners=again if again is not None else _polished(frame, before, config))
+    again, _, _ = _gap_fit(gray, best.corners, config)
+    best = replace(best, corners=again if again is not None else _polished(frame, best.corners, config))
     verdict = _net_verdict(frame, best.corners, config, best.z, placed=by_climbing)
-    if verdict.refuses and not np.array_equal(best.corners, before):
-        # The last small move took the grid where the network no longer sees the board (on a
-        # small board, the corner network drawn half a cell towards a pile of chips): the grid
-        # as it was, where the network takes that.
-        kept = _net_verdict(frame, before, config, best.z, placed=by_climbing)
-        if not kept.refuses and (kept.vouches or not by_net):
-            best, verdict = replace(best, corners=before), kept
     if verdict.refuses or (by_net and not verdict.vouches):
         return GridFit.failed("no board: the turn network sees no board under the best grid", score=best.z)
     if verdict.overruled and not by_climbing:
