@@ -270,6 +270,29 @@ def test_a_mirrored_jumbo_mat_that_passes_for_a_board_as_seen_is_read_mirrored()
     assert np.abs(det.corners - mirror_points(seen.corners, frame.shape[1])).max() < 2.0
 
 
+def test_a_mirrored_mat_found_as_seen_on_a_doubtful_turn_is_looked_for_mirrored_too():
+    """Seed 96035 (hard Jumbo, the picture mirrored): the card area's outline places the grid as
+    seen, where the faint print passes the weaker test of a placed grid, but its turn is a guess
+    (orientation confidence 0.24). Flipped back, the board is found sure of its turn (0.98), and
+    that is the board returned; not looking the other way, the as-seen guess would be."""
+    from dataclasses import replace
+
+    import cv2
+
+    from vision.detect import DetectConfig
+    from vision.geometry import mirror_points
+    from vision.sim import random_spec, render
+
+    seen = render(random_spec(96035, edition="jumbo", difficulty="hard"))
+    frame = cv2.flip(seen.frame, 1)
+    truth = mirror_points(seen.corners, frame.shape[1])
+    guess = detect(frame, config=replace(DetectConfig(), mirror_doubt_confidence=0.0))
+    assert guess and not guess.mirrored and guess.orientation_confidence < 0.5
+    det = detect(frame)
+    assert det and det.mirrored and det.orientation_confidence > 0.9
+    assert np.abs(det.corners - truth).max() < 3.0
+
+
 def test_a_camera_known_to_mirror_is_looked_at_mirrored_first(scene):
     """The tracker's search once its board was seen mirrored: one look finds it, and that look
     alone finds no board in a picture that is not mirrored."""

@@ -71,6 +71,11 @@ class DetectConfig:
     frames, seeds 97000-97119, the other way never read more than 0.77 better; of four mirrored
     frames found as seen, seeds 96030, 96031, 96047 and 96097, three read 1.7 to 6.4 better
     flipped back.)"""
+    mirror_doubt_confidence: float = 0.5
+    """A board found one way whose turn is this unsure (``orientation_confidence`` under it) is
+    looked for the other way too, and the board found there taken where its turn is at least
+    this sure: a mirrored board whose outline places its grid passes as seen on a faint print.
+    (Seed 96035 of vision_stress.py's mirrored frames: as seen 0.24, mirrored 0.98.)"""
 
 
 NOT_FOUND = "board not found"
@@ -161,13 +166,15 @@ def _locate_and_orient(frame: np.ndarray, edition: str | None, timings: dict[str
     for look_mirrored in looks:
         placed = _locate_and_orient_looking(frame, edition, timings, config, look_mirrored)
         if placed:
-            if len(looks) > 1 and look_mirrored == first and _reads_better_flipped(
-                    frame, placed, look_mirrored, detect_config.mirror_doubt_z, timings):
-                other = _locate_and_orient_looking(frame, edition, timings, config, not look_mirrored)
-                if other:
-                    log.info("the print reads better %s: taking the board found that way",
-                             "as seen" if look_mirrored else "mirrored")
-                    return other
+            sure = detect_config.mirror_doubt_confidence
+            if len(looks) > 1 and look_mirrored == first:
+                better = _reads_better_flipped(frame, placed, look_mirrored, detect_config.mirror_doubt_z, timings)
+                if better or placed.orientation_confidence < sure:
+                    other = _locate_and_orient_looking(frame, edition, timings, config, not look_mirrored)
+                    if other and (better or other.orientation_confidence >= sure):
+                        log.info("the board reads better %s: taking the board found that way",
+                                 "as seen" if look_mirrored else "mirrored")
+                        return other
             return placed
         failed[look_mirrored] = placed
     return failed.get(False, failed[looks[0]])  # the frame as seen gives the reason to report
