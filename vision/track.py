@@ -596,8 +596,9 @@ class BoardTracker:
         )
         ready = read_cells & (sure | patient)
         # Each cell's own empty look checks the reader: "empty" must look empty, and a cell that
-        # looks exactly as it did empty is empty whatever the reader says; except a chip turned
-        # white side up (Jumbo's locked chips): white on a white card looks much like the card.
+        # looks exactly as it did empty is empty whatever the reader says; except a white chip
+        # where a chip lies (Jumbo's locked chips, being turned or read again): white on a white
+        # card looks much like the card.
         if self._empty_co is not None and ready.any():
             looks_empty = self._has_empty & (self._structure(co_norm, self._empty_co) < cfg.change_threshold)
             flip = (self._cand_label == "flipped") & np.isin(self.committed, (*TEAM_COLOURS, "flipped"))
