@@ -118,6 +118,12 @@ def _cells_of(mask: np.ndarray, labels: np.ndarray | None = None) -> list[tuple]
     return [(int(r), int(c), str(labels[r, c])) for r, c in zip(rows, cols, strict=True)]
 
 
+def _holds_chip(labels: np.ndarray) -> np.ndarray:
+    """``(10, 10)`` bool: cells whose label is a chip, coloured or white: where a white chip can
+    be (a chip is put down colour side up, and only a chip lying there is turned over)."""
+    return np.isin(labels, (*TEAM_COLOURS, "flipped"))
+
+
 def _takes_white_hint(reader: Any) -> bool:
     """Does ``reader.read`` accept ``white_possible`` (where a white chip can be)? The tracker's
     own ``CellReader`` does; a reader handed in need not."""
@@ -359,7 +365,7 @@ class BoardTracker:
         assert self._rectifier is not None
         reader = self._reader_for()
         if self.committed is not None and _takes_white_hint(reader):
-            white_possible = np.isin(self.committed, (*TEAM_COLOURS, "flipped"))
+            white_possible = _holds_chip(self.committed)
             reading = reader.read(frame, self._rectifier.corners, white_possible=white_possible)
         else:
             reading = reader.read(frame, self._rectifier.corners)
@@ -601,7 +607,7 @@ class BoardTracker:
         # card looks much like the card.
         if self._empty_co is not None and ready.any():
             looks_empty = self._has_empty & (self._structure(co_norm, self._empty_co) < cfg.change_threshold)
-            flip = (self._cand_label == "flipped") & np.isin(self.committed, (*TEAM_COLOURS, "flipped"))
+            flip = (self._cand_label == "flipped") & _holds_chip(self.committed)
             self._cand_label[ready & looks_empty & ~flip] = "empty"
             doubtful = ready & (self._cand_label == "empty") & self._has_empty & ~looks_empty
             ready &= ~doubtful
