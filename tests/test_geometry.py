@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -118,3 +120,14 @@ def test_line_homography_needs_only_the_distance_across_each_line():
     assert np.abs(fitted - apply_homography(truth, GRID_CORNERS_UV)).max() < 0.05
     # One family alone cannot fix the grid.
     assert line_homography(k[vertical], vertical[vertical], img[vertical], threshold=0.05) is None
+
+
+def test_a_point_on_the_horizon_maps_to_infinity_without_a_warning():
+    """The locator extends steep candidate grids past their horizon; NumPy's divide warning
+    must not reach the terminal of ``detect``."""
+    h = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.1, 1.0]])  # horizon at y = -10
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = apply_homography(h, [[3.0, -10.0], [3.0, 0.0]])
+    assert not np.isfinite(out[0]).all()
+    np.testing.assert_allclose(out[1], [3.0, 0.0])

@@ -163,10 +163,15 @@ def grid_homography(corners: np.ndarray) -> np.ndarray:
 
 
 def apply_homography(h: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """Map ``(N, 2)`` points through ``h``; returns ``(N, 2)`` float64."""
+    """Map ``(N, 2)`` points through ``h``; returns ``(N, 2)`` float64.
+
+    A point on the horizon of ``h`` maps to infinity (inf or nan), silently: the search extends
+    steep candidate grids past their horizon, and callers reject what does not land in the
+    frame. (NumPy's warning would reach the user's terminal from ``detect``.)"""
     pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
     q = np.hstack([pts, np.ones((len(pts), 1))]) @ np.asarray(h, dtype=np.float64).T
-    return q[:, :2] / q[:, 2:3]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return q[:, :2] / q[:, 2:3]
 
 
 def canonical_size(edition: str, cell_px: int) -> tuple[int, int]:
