@@ -321,6 +321,23 @@ def test_bump_moves_no_chips_and_relocks() -> None:
     assert [u.committed for u in commits(more)] == [expected(table)]
 
 
+def test_bump_under_a_new_lamp_is_relocked() -> None:
+    """The lamp is turned up while the board is bumped: the brighter light clips the cards and
+    changes every cell a little under any grid, which must not make the true re-lock look no
+    better than the old grid (game 150005 of ``live_accuracy``, where it left the grid a quarter
+    cell off and two moves unseen)."""
+    table = Table(chips={(1, 1): "blue", (8, 8): "green", (4, 6): "red"}, seed=5)
+    tracker, ups = started(table)
+    table.light = 1.5
+    table.shift, table.rotate_deg = (1.5, -1.0), 0.5  # a small bump: the old grid is 2.5 px off
+    out = run(tracker, (table.frame() for _ in range(60)), start=len(ups))
+    assert commits(out) == []
+    err = np.abs(out[-1].corners - table.corners()).max()
+    assert err < 1.5, f"the grid is {err:.1f} px off after the bump"
+    table.chips[(7, 2)] = "blue"
+    more = run(tracker, (table.frame() for _ in range(10)), start=len(ups) + len(out))
+    assert [u.committed for u in commits(more)] == [expected(table)]
+
 def test_chip_placed_just_before_a_bump_is_still_committed() -> None:
     table = Table(chips={(1, 1): "blue", (8, 8): "green"}, seed=15)
     tracker, ups = started(table)

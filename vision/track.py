@@ -510,7 +510,7 @@ class BoardTracker:
             self._still_frames += 1
             check = self._still_frames % cfg.drift_every == 0 and t >= self._drift_quiet_until
             if check and changed.any() and self._drifted(norm):
-                relocked = self._realign(frame, norm, float(change.mean()))
+                relocked = self._realign(frame, norm, change)
                 if not relocked:
                     self._drift_quiet_until = t + cfg.drift_backoff_seconds
                 if relocked:
@@ -795,16 +795,16 @@ class BoardTracker:
         dx, dy, _ = phase_shift(grey(norm), self._bg_grey)
         return math.hypot(dx, dy) >= self.config.drift_px
 
-    def _realign(self, frame: np.ndarray, norm: np.ndarray, before: float) -> bool:
+    def _realign(self, frame: np.ndarray, norm: np.ndarray, before: np.ndarray) -> bool:
         """Align the board to the background by ECC and re-lock; True when it moved and now fits.
 
-        ``before``: the mean per-cell change against the background under the current lock.
+        ``before``: the per-cell change ``(10, 10)`` against the background under the current lock.
         """
         assert self._bg_grey is not None
         found = align(grey(norm), self._bg_grey, self.config.motion)
         return found is not None and self._apply_warp(frame, *found, before=before)
 
-    def _apply_warp(self, frame: np.ndarray, warp: np.ndarray, correlation: float, *, before: float) -> bool:
+    def _apply_warp(self, frame: np.ndarray, warp: np.ndarray, correlation: float, *, before: np.ndarray) -> bool:
         """Re-lock by the rectified-space ``warp`` if it moves the grid and explains the change."""
         cfg, rf = self.config, self._rectifier
         assert rf is not None
@@ -816,12 +816,15 @@ class BoardTracker:
         log.info("frame %d: board moved %.1f px; re-locked", self._index, moved)
         return True
 
-    def _try_lock(self, frame: np.ndarray, corners: np.ndarray, *, before: float) -> bool:
+    def _try_lock(self, frame: np.ndarray, corners: np.ndarray, *, before: np.ndarray) -> bool:
         """Lock onto ``corners`` if the board then matches its last still look much better than
-        ``before`` (mean per-cell change); re-baseline and True, else keep the old lock.
+        ``before`` (per-cell change ``(10, 10)`` under the current lock), compared at the
+        ``relock_quantile`` of the cells; re-baseline and True, else keep the old lock.
 
         The check keeps an arm that fools the alignment, or a wrong re-detection, from moving
-        the grid: the background is the same board with the same chips.
+        the grid: the background is the same board with the same chips. (Light changed since
+        adds about the same change to every cell under any lock; a grid off the cards adds most
+        to the busiest cells, which the upper quantile weighs.)
         """
         cfg, rf = self.config, self._rectifier
         assert rf is not None and self._bg is not None
@@ -829,10 +832,11 @@ class BoardTracker:
         self._lock(corners, frame)
         assert self._rectifier is not None
         rect = self._rectifier.rectify(frame)
-        after = float(self._structure(self._rectifier.coarse(rect), self._rectifier.coarse(self._bg)).mean())
-        if after > cfg.relock_improvement * before:
-            log.info("frame %d: a re-lock would not fit the board (change %.1f -> %.1f); keeping the lock",
-                     self._index, before, after)
+        after_cells = self._structure(self._rectifier.coarse(rect), self._rectifier.coarse(self._bg))
+        before_q, after_q = (float(np.quantile(c, cfg.relock_quantile)) for c in (before, after_cells))
+        if after_q > cfg.relock_improvement * before_q:
+            log.info("frame %d: a re-lock would not fit the board (change %.1f -> %.1f at the %g quantile); "
+                     "keeping the lock", self._index, before_q, after_q, cfg.relock_quantile)
             self._lock(old, frame)
             return False
         # Same board, same chips, a new view: what the camera sees now is the background.
@@ -875,7 +879,7 @@ class BoardTracker:
         residue = bool(large_regions(changed, cfg.max_change_region).any())
         if not self._global_judged and (changed.mean() >= cfg.global_fraction or residue):
             self._global_judged = True
-            if self._judge_moved(frame, norm, float(change.mean()), hand=hand):
+            if self._judge_moved(frame, norm, change, hand=hand):
                 self._global_since = self._global_still = None
                 return self._update(t, "live", labels=self.committed, relocked=True,
                                     unknown=np.zeros((SIZE, SIZE), dtype=bool), message="re-locked")
@@ -942,7 +946,7 @@ class BoardTracker:
             self._empty_co = self._empty_co * (1 - m) + self._bg_co * m
             self._has_empty = empty
 
-    def _judge_moved(self, frame: np.ndarray, norm: np.ndarray, before: float, *, hand: bool) -> bool:
+    def _judge_moved(self, frame: np.ndarray, norm: np.ndarray, before: np.ndarray, *, hand: bool) -> bool:
         """Did the board move? Re-lock by alignment, else by re-finding it; True once re-locked.
 
         With a hand in view alignment is biased (and re-finding costs a second), so then only
