@@ -338,6 +338,19 @@ def test_bump_under_a_new_lamp_is_relocked() -> None:
     more = run(tracker, (table.frame() for _ in range(10)), start=len(ups) + len(out))
     assert [u.committed for u in commits(more)] == [expected(table)]
 
+def test_chip_placed_while_a_bumped_board_was_waiting_is_committed_after_the_relock() -> None:
+    """A chip goes down while the board, bumped under a new lamp, waits to be re-locked: the
+    re-lock takes the new view as the background, and the chip must be read again, not absorbed
+    into it (game 150005 of ``live_accuracy``)."""
+    table = Table(chips={(1, 1): "blue", (8, 8): "green", (4, 6): "red"}, seed=5)
+    tracker, ups = started(table)
+    table.light = 1.5
+    table.shift, table.rotate_deg = (1.5, -1.0), 0.5
+    table.chips[(7, 2)] = "blue"
+    out = run(tracker, (table.frame() for _ in range(60)), start=len(ups))
+    assert any(u.relocked for u in out)
+    assert [u.committed for u in commits(out)] == [expected(table)]
+
 def test_chip_placed_just_before_a_bump_is_still_committed() -> None:
     table = Table(chips={(1, 1): "blue", (8, 8): "green"}, seed=15)
     tracker, ups = started(table)

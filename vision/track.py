@@ -881,6 +881,7 @@ class BoardTracker:
             self._global_judged = True
             if self._judge_moved(frame, norm, change, hand=hand):
                 self._global_since = self._global_still = None
+                self._read_again_what_differs(frame, "after the re-lock")
                 return self._update(t, "live", labels=self.committed, relocked=True,
                                     unknown=np.zeros((SIZE, SIZE), dtype=bool), message="re-locked")
         if changed.mean() < cfg.global_fraction:
@@ -929,15 +930,7 @@ class BoardTracker:
         """
         self._rebaseline(frame, rect)
         assert self.committed is not None and self._bg_co is not None
-        labels, conf = self._read(frame)
-        differ = (labels != self.committed) & (conf >= self.config.min_confidence)
-        if differ.sum() > self.config.max_relight_moves:
-            differ[:] = False
-        if differ.any():
-            self._pending |= differ
-            self._pending_until = self._t + self.config.pending_seconds
-            log.info("frame %d: cells %s read differently in the new light; reading them again",
-                     self._index, _cells_of(differ, labels))
+        self._read_again_what_differs(frame, "in the new light")
         # Each empty cell's look is now the new light's; a cell that may hold a new chip (read
         # otherwise, or changed just before) has none.
         if self._empty_co is not None:
@@ -945,6 +938,23 @@ class BoardTracker:
             m = self._pixel_mask(empty, coarse=True)
             self._empty_co = self._empty_co * (1 - m) + self._bg_co * m
             self._has_empty = empty
+
+    def _read_again_what_differs(self, frame: np.ndarray, why: str) -> None:
+        """Cells the reader is sure differ from the committed board become pending, to go through
+        the usual commit (clear, still, read surely): the tracker could not follow the board for
+        a while (new light, a bump), hands came and went, and the new background it just took
+        would absorb a chip placed meanwhile. More than ``max_relight_moves`` such cells is the
+        reader misjudging the new view, and none are. ``why``: for the log."""
+        assert self.committed is not None
+        labels, conf = self._read(frame)
+        differ = (labels != self.committed) & (conf >= self.config.min_confidence)
+        if differ.sum() > self.config.max_relight_moves:
+            differ[:] = False
+        if differ.any():
+            self._pending |= differ
+            self._pending_until = self._t + self.config.pending_seconds
+            log.info("frame %d: cells %s read differently %s; reading them again",
+                     self._index, _cells_of(differ, labels), why)
 
     def _judge_moved(self, frame: np.ndarray, norm: np.ndarray, before: np.ndarray, *, hand: bool) -> bool:
         """Did the board move? Re-lock by alignment, else by re-finding it; True once re-locked.

@@ -35,9 +35,10 @@ class TrackConfig:
     """A board this much blown out (a channel clipped: ``vision.clipping``) is not taken as a new look: an arm
     or hand is as white as the cards there, so the tracker says the light is too bright instead."""
     max_relight_moves: int = 3
-    """After a relight, cells read surely as something other than committed are read again as
-    pending (a chip placed while the light changed); more than this many is the reader
-    misjudging the new light, and none are."""
+    """After a relight, or a re-lock once most of the board changed, cells read surely as
+    something other than committed are read again as pending (a chip placed while the light
+    changed or the board was bumped); more than this many is the reader misjudging the new
+    view, and none are."""
     skin_fraction: float = 0.2
     """Fraction of a cell's pixels newly skin-like that means a hand is over it."""
     hand_min_cells: int = 3
