@@ -313,11 +313,23 @@ def test_bump_moves_no_chips_and_relocks() -> None:
     assert commits(out) == []
     assert any(u.relocked for u in out)
     assert out[-1].state == "live"
+    assert_relocked_and_following(tracker, table, out, start=len(ups))
+
+
+def bump_under_a_new_lamp(table: Table) -> None:
+    """The lamp turned up until the cards clip, and a small bump (the old grid ends 2.5 px off)."""
+    table.light = 1.5
+    table.shift, table.rotate_deg = (1.5, -1.0), 0.5
+
+
+def assert_relocked_and_following(tracker: BoardTracker, table: Table, out: list[TrackUpdate], *,
+                                  start: int) -> None:
+    """The grid after ``out`` (updates from frame ``start``) fits the bumped board within 1.5 px,
+    and the tracker still sees the next move."""
     err = np.abs(out[-1].corners - table.corners()).max()
     assert err < 1.5, f"re-locked corners are {err:.1f} px off"
-    # and the re-locked tracker still sees the next move
     table.chips[(7, 2)] = "blue"
-    more = run(tracker, (table.frame() for _ in range(10)), start=len(ups) + len(out))
+    more = run(tracker, (table.frame() for _ in range(10)), start=start + len(out))
     assert [u.committed for u in commits(more)] == [expected(table)]
 
 
@@ -328,15 +340,11 @@ def test_bump_under_a_new_lamp_is_relocked() -> None:
     cell off and two moves unseen)."""
     table = Table(chips={(1, 1): "blue", (8, 8): "green", (4, 6): "red"}, seed=5)
     tracker, ups = started(table)
-    table.light = 1.5
-    table.shift, table.rotate_deg = (1.5, -1.0), 0.5  # a small bump: the old grid is 2.5 px off
+    bump_under_a_new_lamp(table)
     out = run(tracker, (table.frame() for _ in range(60)), start=len(ups))
     assert commits(out) == []
-    err = np.abs(out[-1].corners - table.corners()).max()
-    assert err < 1.5, f"the grid is {err:.1f} px off after the bump"
-    table.chips[(7, 2)] = "blue"
-    more = run(tracker, (table.frame() for _ in range(10)), start=len(ups) + len(out))
-    assert [u.committed for u in commits(more)] == [expected(table)]
+    assert_relocked_and_following(tracker, table, out, start=len(ups))
+
 
 def test_chip_placed_while_a_bumped_board_was_waiting_is_committed_after_the_relock() -> None:
     """A chip goes down while the board, bumped under a new lamp, waits to be re-locked: the
@@ -344,12 +352,12 @@ def test_chip_placed_while_a_bumped_board_was_waiting_is_committed_after_the_rel
     into it (game 150005 of ``live_accuracy``)."""
     table = Table(chips={(1, 1): "blue", (8, 8): "green", (4, 6): "red"}, seed=5)
     tracker, ups = started(table)
-    table.light = 1.5
-    table.shift, table.rotate_deg = (1.5, -1.0), 0.5
+    bump_under_a_new_lamp(table)
     table.chips[(7, 2)] = "blue"
     out = run(tracker, (table.frame() for _ in range(60)), start=len(ups))
     assert any(u.relocked for u in out)
     assert [u.committed for u in commits(out)] == [expected(table)]
+
 
 def test_chip_placed_just_before_a_bump_is_still_committed() -> None:
     table = Table(chips={(1, 1): "blue", (8, 8): "green"}, seed=15)
