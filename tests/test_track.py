@@ -18,7 +18,13 @@ import pytest
 
 from engine.layout import CORNERS, SIZE
 from vision.colour import NO_COLOUR
-from vision.motion import MotionConfig, Rectifier, cell_difference, edge_difference, regions_touching
+from vision.motion import (
+    MotionConfig,
+    Rectifier,
+    cell_difference,
+    edge_difference,
+    regions_touching,
+)
 from vision.sim.board_art import board_art
 from vision.track import TOO_BRIGHT, BoardTracker, TrackConfig, TrackUpdate
 
@@ -29,7 +35,11 @@ CHIP_BGR: dict[str, tuple[int, int, int]] = {
 }
 WARM_WHITE = (150, 182, 228)
 """A white (flipped) chip under a warm lamp: skin-coloured (the look ``warm``)."""
-LOOK_BGR: dict[str, tuple[int, int, int]] = {**CHIP_BGR, "flipped": (236, 238, 236), "warm": WARM_WHITE}
+LOOK_BGR: dict[str, tuple[int, int, int]] = {
+    **CHIP_BGR, "flipped": (236, 238, 236), "warm": WARM_WHITE, "green_lit": (60, 140, 32),
+}
+"""How each chip label is drawn, and two looks no label has: a white chip under a warm lamp
+(``warm``), and a green chip catching the light (``green_lit``)."""
 SKIN = (150, 180, 225)
 DARK_HAND = (30, 40, 65)
 """A dark hand in dim light: too dark to be called skin."""
@@ -369,6 +379,36 @@ def test_chip_placed_just_before_a_bump_is_still_committed() -> None:
     out = run(tracker, iter(frames), start=len(ups))
     assert any(u.relocked for u in out)
     assert [u.committed for u in commits(out)] == [expected(table)]
+
+
+def flickering_chip(config: TrackConfig, *, new_game: bool) -> list[TrackUpdate]:
+    """A green chip put down on (4, 6) whose look alternates, frame by frame, between plain and
+    catching the light (sensor noise on a dark chip in dim light does that to its change); the
+    tracker's updates after it appeared."""
+    table = Table(seed=21, new_game=new_game)
+    empty = Table(seed=99)
+    empty.chips = {}
+    reader = CentreColourReader(empty.frame(), table.corners())
+    tracker = BoardTracker(edition="classic", corners=table.corners(), reader=reader, config=config)
+    ups = run(tracker, (table.frame() for _ in range(12)))
+    frames = []
+    for k in range(30):
+        table.chips[(4, 6)] = "green" if k % 2 == 0 else "green_lit"
+        frames.append(table.frame())
+    return run(tracker, iter(frames), start=len(ups))
+
+
+@pytest.mark.parametrize("new_game", [False, True])
+def test_a_chip_whose_change_hovers_at_the_threshold_is_committed(new_game: bool) -> None:
+    """The two looks of the chip change the cell by about 73 and 69; at a threshold of 71, the
+    cell is changed every other frame only. Hysteresis keeps it changed (while above 65), so it
+    is clear long enough to be read; and in a new game, where each cell's empty look is known,
+    a look that far from it is no empty look (game 151003 of ``live_accuracy``: a dark green
+    chip in dim light hovered at 7.6 to 8.5 against the threshold of 8 and was never committed)."""
+    out = flickering_chip(TrackConfig(change_threshold=71.0, change_keep_threshold=65.0), new_game=new_game)
+    assert [u.committed[4][6] for u in commits(out)] == ["green"]
+    without = flickering_chip(TrackConfig(change_threshold=71.0, change_keep_threshold=71.0), new_game=new_game)
+    assert commits(without) == []
 
 
 def test_lamp_switched_on_moves_no_chips() -> None:

@@ -230,6 +230,8 @@ class BoardTracker:
         self._first_clear = np.full(shape, np.nan)
         """When each changed cell was first seen clear of hands (kept while a hand covers it again)."""
         self._changed = np.zeros(shape, dtype=bool)
+        self._over = np.zeros(shape, dtype=bool)
+        """The last frame's cells over the change threshold (before hands and motion are taken out)."""
         self._pending = np.zeros(shape, dtype=bool)
         self._pending_until = -math.inf
         self._cand_label = np.full(shape, "", dtype=object)
@@ -431,6 +433,7 @@ class BoardTracker:
         if not keep_pending or pending.sum() > self.config.max_pending_cells:
             pending = np.zeros_like(pending)
         self._pending, self._changed = pending, np.zeros_like(self._changed)
+        self._over = np.zeros_like(self._over)
         if pending.any():
             self._pending_until = self._t + self.config.pending_seconds
             log.info("frame %d: cells %s changed before the new view; reading them again",
@@ -473,7 +476,12 @@ class BoardTracker:
         moving = self._structure(co, self._prev) > cfg.motion_threshold
         self._prev = co
         change = self._structure(co, self._bg_co)
-        changed = change > cfg.change_threshold
+        # Hysteresis, above the board's own level of change: under a light the background does
+        # not explain yet, every cell hovers near the threshold, and held cells would join up.
+        margin = cfg.change_threshold - cfg.change_keep_threshold
+        keep = min(cfg.change_threshold, max(cfg.change_keep_threshold, float(np.median(change)) + margin))
+        changed = (change > cfg.change_threshold) | (self._over & (change > keep))
+        self._over = changed
         co_norm = co / gain
         fresh_skin = new_skin(co, co_norm, self._bg_co, self._bg_skin, cfg.motion)
         skin = cell_fraction(fresh_skin, rf, inner=inner) > cfg.skin_fraction
@@ -602,13 +610,16 @@ class BoardTracker:
         )
         ready = read_cells & (sure | patient)
         # Each cell's own empty look checks the reader: "empty" must look empty, and a cell that
-        # looks exactly as it did empty is empty whatever the reader says; except a white chip
-        # where a chip lies (Jumbo's locked chips, being turned or read again): white on a white
-        # card looks much like the card.
+        # looks as it did empty is empty whatever the reader says; except a white chip where a
+        # chip lies (Jumbo's locked chips, being turned or read again): white on a white card
+        # looks much like the card. (What would still count as changed against the empty look,
+        # ``change_keep_threshold``, is no empty look: a dark chip in dim light is that faint.)
         if self._empty_co is not None and ready.any():
-            looks_empty = self._has_empty & (self._structure(co_norm, self._empty_co) < cfg.change_threshold)
+            from_empty = self._structure(co_norm, self._empty_co)
+            looks_empty = self._has_empty & (from_empty < cfg.change_threshold)
+            as_empty = self._has_empty & (from_empty < cfg.change_keep_threshold)
             flip = (self._cand_label == "flipped") & _holds_chip(self.committed)
-            self._cand_label[ready & looks_empty & ~flip] = "empty"
+            self._cand_label[ready & as_empty & ~flip] = "empty"
             doubtful = ready & (self._cand_label == "empty") & self._has_empty & ~looks_empty
             ready &= ~doubtful
             # Long doubtful: a look the reader cannot name (a white chip read as empty): keep the label.

@@ -17,6 +17,13 @@ class TrackConfig:
     """Per-cell mean absolute difference between consecutive frames that counts as motion."""
     change_threshold: float = 8.0
     """Per-cell mean absolute difference against the background that counts as a change."""
+    change_keep_threshold: float = 6.0
+    """A changed cell stays changed while its difference is above this (hysteresis). A dark chip
+    in dim light can change its cell by about ``change_threshold`` itself; with one threshold it
+    flickers in and out of "changed", is never clear for ``still_seconds`` and never read (game
+    151003 of ``live_accuracy``: a green chip on the King of Diamonds at 7.6 to 8.5). Where the
+    board's median change is high (a new light not yet taken in) the band starts that much
+    above it: held cells would join into a large region (game 150006)."""
     max_cell_gain: float = 2.5
     """Light may brighten or darken one cell at most this much (beyond it is a change)."""
     max_change_region: int = 10
