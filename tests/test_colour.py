@@ -46,6 +46,13 @@ def test_a_taught_marker_replaces_a_colour():
     assert _classify(model, (170, 70, 20)) == "blue"
 
 
+def test_coloured_labels_leave_out_white_chips_and_grey_markers():
+    assert ColourModel.default("jumbo").coloured_labels == ("blue", "red", "yellow")
+    silver = _patch((168, 170, 172))  # silver coins taught as the red team's markers
+    model = ColourModel.learn({"red": [silver]}, base=ColourModel.default("classic"))
+    assert model.coloured_labels == ("blue", "green")
+
+
 def test_learning_uses_the_frame_white():
     white = (200.0, 200.0, 200.0)
     samples = {"flipped": _patch((196, 196, 196)), "blue": _patch((140, 50, 15))}

@@ -17,11 +17,12 @@ import numpy as np
 import pytest
 
 from engine.layout import CORNERS, SIZE
-from vision.colour import NO_COLOUR
+from vision.colour import NO_COLOUR, ColourModel
 from vision.motion import (
     MotionConfig,
     Rectifier,
     cell_difference,
+    chroma_change,
     edge_difference,
     regions_touching,
 )
@@ -665,6 +666,57 @@ def test_white_chip_read_as_empty_is_not_a_removal() -> None:
     assert more[-1].state == "live"
 
 
+class ShadeFooledReader(CentreColourReader):
+    """``CentreColourReader`` that, as the reader comparing each cell with its empty look does,
+    takes ``cell`` darkened by a shadow's edge for a red chip (a red card under an arm's shadow)."""
+
+    colour_model = ColourModel.default("classic")
+
+    def __init__(self, empty_frame: np.ndarray, corners: np.ndarray, cell: tuple[int, int]) -> None:
+        super().__init__(empty_frame, corners)
+        self.cell = cell
+
+    def read(self, frame: np.ndarray, corners: np.ndarray) -> SimpleNamespace:
+        out = super().read(frame, corners)
+        r, c = self.cell
+        if self._centres(frame, corners)[r, c].mean() < 0.85 * self.empty[r, c].mean():
+            out.labels[r][c], out.confidence[r, c] = "red", 0.9
+        return out
+
+
+def shadowed(frame: np.ndarray, table: Table, cell: tuple[int, int]) -> np.ndarray:
+    """``frame`` with a sharp-edged shadow (the tip of an arm's, from a lamp) over the lower
+    part of ``cell``, its edge across the centre."""
+    x, y = table.cell_centre_px(cell)
+    out = frame.astype(np.float32)
+    poly = np.array([[x - 14, y - 2], [x + 12, y - 10], [x + 12, y + 14], [x - 14, y + 14]], np.int32)
+    mask = np.zeros(frame.shape[:2], np.uint8)
+    cv2.fillPoly(mask, [poly], 1)
+    out[mask > 0] *= 0.6
+    return out.astype(np.uint8)
+
+
+@pytest.mark.parametrize("new_game", [True, False])
+def test_a_shadow_read_as_a_chip_is_no_move_but_a_chip_beside_it_is(new_game: bool) -> None:
+    """An arm's shadow across an empty card changes the cell's light, not its colour: however
+    the reader names it, no chip is committed there (game 151004 of ``live_accuracy``: a red
+    card under a shadow read as a red chip). A red chip put down beside it while the shadow
+    stays is committed. (In a new game the tracker knows each cell's empty look; in a game
+    picked up, only the look since the last commit.)"""
+    table = Table(new_game=new_game, seed=15)
+    empty = Table(new_game=True, seed=99)
+    reader = ShadeFooledReader(empty.frame(), table.corners(), (4, 4))
+    tracker = BoardTracker(edition="classic", corners=table.corners(), reader=reader)
+    ups = run(tracker, (table.frame() for _ in range(12)))
+    assert reader.read(shadowed(table.frame(), table, (4, 4)), table.corners()).labels[4][4] == "red"
+    out = run(tracker, (shadowed(table.frame(), table, (4, 4)) for _ in range(30)), start=len(ups))
+    assert commits(out) == []
+    assert out[-1].labels[4][4] == "empty"
+    table.chips[(2, 2)] = "red"
+    more = run(tracker, (shadowed(table.frame(), table, (4, 4)) for _ in range(10)), start=len(ups) + 30)
+    assert [u.committed for u in commits(more)] == [expected(table)]
+
+
 class WhiteChipReader:
     """``CentreColourReader``, except that it sees a white chip at ``cell`` (unsurely) while
     ``white`` is set: the tracker's own look of the cell shows nothing there."""
@@ -864,6 +916,25 @@ def test_rectifier_is_identity_on_a_fronto_parallel_board() -> None:
     a, b = rf.rectify(frame), rf.rectify(table.frame())
     # two noisy frames of the same board differ by noise only
     assert cell_difference(a, b, rf, inner=cfg.inner_fraction).max() < TrackConfig().motion_threshold
+
+
+def test_chroma_change_sees_a_chip_not_a_shadow_nor_a_warmer_lamp() -> None:
+    cfg = MotionConfig()
+    table = Table(seed=9)
+    rf = Rectifier.build(table.corners(), edition="classic", frame_shape=(360, 640, 3), config=cfg)
+
+    def coarse(frame: np.ndarray) -> np.ndarray:
+        return rf.coarse(rf.rectify(frame))
+
+    base = coarse(table.frame())
+    warm = coarse(np.clip(table.frame() * np.array([0.8, 0.95, 1.1]), 0, 255).astype(np.uint8))
+    shade = coarse(shadowed(table.frame(), table, (4, 4)))
+    table.chips[(6, 6)] = "red"
+    chip = coarse(table.frame())
+    floor = TrackConfig().min_chip_colour
+    assert chroma_change(shade, base, rf, inner=cfg.inner_fraction)[4, 4] < floor
+    assert chroma_change(warm, base, rf, inner=cfg.inner_fraction).max() < floor
+    assert chroma_change(chip, base, rf, inner=cfg.inner_fraction)[6, 6] > 10 * floor
 
 
 @pytest.mark.parametrize("bad", ["round", None])

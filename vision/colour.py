@@ -119,6 +119,15 @@ class ColourModel:
         """Chip labels in a fixed order (the order of ``CHIP_LABELS``)."""
         return tuple(name for name in CHIP_LABELS if name in self.prototypes)
 
+    @property
+    def coloured_labels(self) -> tuple[str, ...]:
+        """The labels whose chips have a colour (chroma at least ``HUE_CHROMA_MIN``): not white
+        chips, nor grey markers such as coins."""
+        return tuple(
+            name for name in self.labels
+            if np.hypot(self.prototypes[name].mean[1], self.prototypes[name].mean[2]) >= HUE_CHROMA_MIN
+        )
+
     @classmethod
     def default(cls, edition: str = "classic") -> ColourModel:
         """Default prototypes for the chips of ``edition``."""

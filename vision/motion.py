@@ -205,6 +205,30 @@ def structural_difference(a: np.ndarray, b: np.ndarray, rectifier: Rectifier, *,
     return np.abs(ga / gain - gb).mean(axis=(1, 3, 4))
 
 
+CHROMA_OFFSET = 8.0
+"""Added to both boards before the log ratio of ``chroma_change``: sensor noise in dark pixels
+is no colour."""
+
+
+def chroma_change(a: np.ndarray, b: np.ndarray, rectifier: Rectifier, *, inner: float) -> np.ndarray:
+    """Per-cell change of colour, not of lightness, ``(10, 10)``, between two coarse boards.
+
+    The per-pixel log ratio ``a / b`` of each channel, less the board's median ratio (the white
+    balance may have changed since ``b``), is compared with its mean over the three channels:
+    any neutral gain, a smooth light change or the sharp edge of an arm's shadow, leaves it near
+    zero; a coloured chip on a card does not. Natural-log units, averaged over each cell's
+    central ``inner`` part.
+    """
+    r = rectifier
+    f = r.size[1] // a.shape[0]
+    ch, cw, my, mx = r.cell_h // f, r.cell_w // f, r.margin_y // f, r.margin_x // f
+    ratio = np.log(a + CHROMA_OFFSET) - np.log(b + CHROMA_OFFSET)
+    grid = ratio[my : my + SIZE * ch, mx : mx + SIZE * cw]
+    ratio -= np.median(grid.reshape(-1, grid.shape[-1]), axis=0)
+    stray = np.abs(ratio - ratio.mean(axis=2, keepdims=True)).mean(axis=2)
+    return cell_mean(stray, rectifier, inner=inner)
+
+
 def skin_mask(rect: np.ndarray, config: MotionConfig) -> np.ndarray:
     """Boolean ``(h, w)`` mask of skin-like pixels of a rectified BGR board."""
     ycc = cv2.cvtColor(np.clip(rect, 0, 255).astype(np.uint8), cv2.COLOR_BGR2YCrCb)

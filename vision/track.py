@@ -60,6 +60,7 @@ from vision.motion import (
     Rectifier,
     align,
     cell_fraction,
+    chroma_change,
     dilate_cells,
     edge_difference,
     grey,
@@ -609,6 +610,7 @@ class BoardTracker:
             & (self._cand_frames >= 2)
         )
         ready = read_cells & (sure | patient)
+        self._cand_label[self._shade_only(ready, co_norm)] = "empty"
         # Each cell's own empty look checks the reader: "empty" must look empty, and a cell that
         # looks as it did empty is empty whatever the reader says; except a white chip where a
         # chip lies (Jumbo's locked chips, being turned or read again): white on a white card
@@ -685,6 +687,22 @@ class BoardTracker:
         self._last_still_frame = frame.copy()
         self._ref_cache = None
         return _grid(new)
+
+    def _shade_only(self, ready: np.ndarray, co_norm: np.ndarray) -> np.ndarray:
+        """Empty cells about to take a new coloured chip whose colour is as in the background
+        (their empty look since the last commit): what changed them is a shade (an arm's shadow
+        across a red card reads as a red chip), not a chip."""
+        assert self.committed is not None and self._bg_co is not None and self._rectifier is not None
+        coloured = getattr(getattr(self._reader_for(), "colour_model", None), "coloured_labels", ())
+        new = ready & (self.committed == "empty") & np.isin(self._cand_label, coloured)
+        if not new.any():
+            return new
+        colour = chroma_change(co_norm, self._bg_co, self._rectifier, inner=self.config.motion.inner_fraction)
+        shaded = new & (colour < self.config.min_chip_colour)
+        if shaded.any():
+            log.info("frame %d: %s changed in light only, not in colour: no chip", self._index,
+                     _cells_of(shaded, self._cand_label))
+        return shaded
 
     def _pixel_mask(self, cells: np.ndarray, *, coarse: bool) -> np.ndarray:
         """``(h, w, 1)`` float32 mask of the rectified (or coarse) pixels of ``cells`` (10x10 bool)."""

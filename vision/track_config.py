@@ -24,6 +24,10 @@ class TrackConfig:
     151003 of ``live_accuracy``: a green chip on the King of Diamonds at 7.6 to 8.5). Where the
     board's median change is high (a new light not yet taken in) the band starts that much
     above it: held cells would join into a large region (game 150006)."""
+    min_chip_colour: float = 0.015
+    """A new chip of a coloured team must change its empty cell's colour at least this much
+    (``vision.motion.chroma_change`` against the background): an arm's shadow over a red card
+    changes its light only, and was read as a red chip (game 151004 of ``live_accuracy``)."""
     max_cell_gain: float = 2.5
     """Light may brighten or darken one cell at most this much (beyond it is a change)."""
     max_change_region: int = 10
