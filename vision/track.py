@@ -353,8 +353,6 @@ class BoardTracker:
         self._has_empty = labels == "empty"
         if not self.config.empty_reference or not hasattr(reader, "set_reference"):
             return
-        if not np.isin(labels, ("empty", "free")).all():
-            return
         assert self._rectifier is not None
         reader.set_reference(reader.rectify(frame, self._rectifier.corners))
         log.info("the first board is empty: using it as the reader's empty-board reference")
