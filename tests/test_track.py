@@ -165,6 +165,8 @@ class CentreColourReader:
     that from becoming a move."""
 
     CHIPS: ClassVar[dict[str, tuple[int, int, int]]] = CHIP_BGR
+    colour_model = ColourModel.default("classic")
+    """The colours its labels name (the tracker asks which of them are coloured)."""
 
     def __init__(self, empty_frame: np.ndarray, corners: np.ndarray) -> None:
         self.empty = self._centres(empty_frame, corners)
@@ -669,8 +671,6 @@ def test_white_chip_read_as_empty_is_not_a_removal() -> None:
 class ShadeFooledReader(CentreColourReader):
     """``CentreColourReader`` that, as the reader comparing each cell with its empty look does,
     takes ``cell`` darkened by a shadow's edge for a red chip (a red card under an arm's shadow)."""
-
-    colour_model = ColourModel.default("classic")
 
     def __init__(self, empty_frame: np.ndarray, corners: np.ndarray, cell: tuple[int, int]) -> None:
         super().__init__(empty_frame, corners)

@@ -689,10 +689,11 @@ class BoardTracker:
     def _shade_only(self, ready: np.ndarray, co_norm: np.ndarray) -> np.ndarray:
         """Empty cells about to take a new coloured chip whose colour is as in the background
         (their empty look since the last commit): what changed them is a shade (an arm's shadow
-        across a red card reads as a red chip), not a chip."""
+        across a red card reads as a red chip), not a chip. Not pending cells: a new background
+        (light, a bump) was taken with their chip in it."""
         assert self.committed is not None and self._bg_co is not None and self._rectifier is not None
         coloured = getattr(getattr(self._reader_for(), "colour_model", None), "coloured_labels", ())
-        new = ready & (self.committed == "empty") & np.isin(self._cand_label, coloured)
+        new = ready & ~self._pending & (self.committed == "empty") & np.isin(self._cand_label, coloured)
         if not new.any():
             return new
         colour = chroma_change(co_norm, self._bg_co, self._rectifier, inner=self.config.motion.inner_fraction)
