@@ -464,6 +464,25 @@ def test_chip_placed_while_a_light_change_is_waiting_is_committed_after_the_reli
     assert any(u.message == "light changed" for u in out)
 
 
+def test_moves_read_again_after_a_relight_reach_the_engine_together() -> None:
+    """Two chips are put down while the lamp goes off; once the tracker takes the new light it
+    reads both again, but a hand rests over one of them by then. Committed as each clears, they
+    would reach the engine in that order, not the order played; committed together, the engine
+    puts them in turn order (game 152000 of ``live_accuracy``: two out-of-turn alerts)."""
+    table = Table(chips={(2, 2): "green", (7, 7): "blue"}, seed=22)
+    tracker, ups = started(table)
+    table.light = 0.35
+    table.chips[(4, 3)], table.chips[(6, 6)] = "red", "blue"
+    out: list[TrackUpdate] = []
+    while len(out) < 90 and (not out or out[-1].message != "light changed"):
+        out += run(tracker, iter([table.frame()]), start=len(ups) + len(out))
+    assert out[-1].message == "light changed"
+    target = table.cell_centre_px((6, 6))
+    frames = [table.frame(target) for _ in range(10)] + [table.frame(tip) for tip in path(target, OFF, 6)]
+    out += run(tracker, iter(frames + [table.frame() for _ in range(15)]), start=len(ups) + len(out))
+    assert [u.committed for u in commits(out)] == [expected(table)]
+
+
 def test_a_blown_out_board_is_reported_not_relit() -> None:
     """A lamp so bright the cards clip to white: a hand there is as white as a card, so the
     tracker says so rather than taking that look as the board's and reading arms as chips."""

@@ -647,6 +647,11 @@ class BoardTracker:
         blocked = regions_touching(candidates, waiting) if waiting.any() else np.zeros_like(ready)
         ready &= ~blocked
         ready &= ~self._overtaking(ready, waiting, t)
+        # Cells read again after a new background (a relight, a re-lock) hold moves made while
+        # the tracker could not follow, in an order it never saw: they reach the engine
+        # together, which puts them in turn order (until ``pending_seconds`` gives one up).
+        if (self._pending & ~ready).any():
+            ready &= ~self._pending
         # (A cell read as its committed label is no new chip: a hand or the chip beside it
         # nudged its look, and it cannot be that chip seen twice.)
         news = ready & (self._cand_label != self.committed)
