@@ -12,17 +12,20 @@ was last committed (*change*). Then:
   not a removal. Skin-coloured cells are a hand only where such an arm joins them (a line of
   white chips under a warm lamp is skin-coloured too).
 - A cell that has been changed, and clear of hands and motion, for ``still_seconds`` is read by the cell reader
-  (``vision.classify.CellReader``, only then: the reader is the expensive part); when its
-  label has been the same for ``stable_seconds`` it is committed. A change is committed only
+  (``vision.classify.CellReader``, only then: the reader is the expensive part); once the
+  reading is sure (or, less sure, has held for ``patient_seconds``) it is committed. A change is committed only
   where the cell's *appearance* changed, so reader flicker on untouched cells never becomes
-  a move.
+  a move. A changed cell stays changed down to a lower threshold (hysteresis: a dark chip in
+  dim light changes its cell by about the threshold itself). A new chip of a team colour must
+  change its empty cell's colour, not only its light (an arm's shadow across a red card).
 - A change across most cells at once is a bump or a lamp, never moves: the tracker waits for
   the board to be still, aligns the rectified board to the background (ECC); a moved board
   is re-locked (falling back to the empty-board reference and then to locating from scratch),
   an unmoved one re-normalised. Slow drift is caught by phase correlation while still. The
   new view becomes the background, but a cell or two that had changed and were not yet
   committed when it began (a chip put down just before the bump) stay *pending* for a while:
-  they are read and committed as usual, instead of vanishing into the new background.
+  they are read and committed as usual, instead of vanishing into the new background, and
+  together, so the engine puts them in turn order.
 - Brightness flicker divides out (per-channel gain against the background), and cells far
   below the change threshold slowly follow the light.
 - A lock found automatically can be a misfit (the grid half a cell off): then a chip straddles
