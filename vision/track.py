@@ -234,8 +234,8 @@ class BoardTracker:
         self._first_clear = np.full(shape, np.nan)
         """When each changed cell was first seen clear of hands (kept while a hand covers it again)."""
         self._changed = np.zeros(shape, dtype=bool)
-        self._over = np.zeros(shape, dtype=bool)
-        """The last frame's cells over the change threshold (before hands and motion are taken out)."""
+        self._held = np.zeros(shape, dtype=bool)
+        """The last frame's changed cells, with those held by hysteresis (``change_keep_threshold``)."""
         self._pending = np.zeros(shape, dtype=bool)
         self._pending_until = -math.inf
         self._cand_label = np.full(shape, "", dtype=object)
@@ -435,7 +435,7 @@ class BoardTracker:
         if not keep_pending or pending.sum() > self.config.max_pending_cells:
             pending = np.zeros_like(pending)
         self._pending, self._changed = pending, np.zeros_like(self._changed)
-        self._over = np.zeros_like(self._over)
+        self._held = np.zeros_like(self._held)
         if pending.any():
             self._pending_until = self._t + self.config.pending_seconds
             log.info("frame %d: cells %s changed before the new view; reading them again",
@@ -478,12 +478,17 @@ class BoardTracker:
         moving = self._structure(co, self._prev) > cfg.motion_threshold
         self._prev = co
         change = self._structure(co, self._bg_co)
-        # Hysteresis, above the board's own level of change: under a light the background does
-        # not explain yet, every cell hovers near the threshold, and held cells would join up.
+        changed = change > cfg.change_threshold
+        # A changed cell stays one to read down to a lower threshold (hysteresis), above the
+        # board's own level of change (under a light the background does not explain yet,
+        # every cell hovers near the threshold). Held cells are read, and are unknown where they
+        # join a hand; but what is a hand, an arm or a large region is judged on ``changed``
+        # alone (a lamp leaves the margin and the cells beside it just above the lower
+        # threshold: a free corner held there was taken for an arm reaching in, game 153002).
         margin = cfg.change_threshold - cfg.change_keep_threshold
         keep = min(cfg.change_threshold, max(cfg.change_keep_threshold, float(np.median(change)) + margin))
-        changed = (change > cfg.change_threshold) | (self._over & (change > keep))
-        self._over = changed
+        held = changed | (self._held & (change > keep))
+        self._held = held
         co_norm = co / gain
         fresh_skin = new_skin(co, co_norm, self._bg_co, self._bg_skin, cfg.motion)
         skin = cell_fraction(fresh_skin, rf, inner=inner) > cfg.skin_fraction
@@ -536,15 +541,15 @@ class BoardTracker:
             self._pending[:] = False
         unknown = (
             dilate_cells(seeds, cfg.occlusion_grow)
-            | regions_touching(changed | self._pending, seeds)
+            | regions_touching(held | self._pending, seeds)
             | large
         )
-        candidates = (changed | self._pending) & ~unknown
+        candidates = ((held & ~moving & ~large) | self._pending) & ~unknown
         # A cell is read once it has been changed *and* clear that long: a change with no hand
         # over it (a bump's first frame, before the board-wide test sees it) must last too.
         self._clear_since[~candidates] = np.nan
         self._clear_since[candidates & np.isnan(self._clear_since)] = t
-        self._first_clear[~(changed | self._pending)] = np.nan
+        self._first_clear[~(held | self._pending)] = np.nan
         self._first_clear[candidates & np.isnan(self._first_clear)] = t
         committed = self._consider(frame, norm, co_norm, candidates, t)
         self._cand_since[~candidates] = np.nan
