@@ -1035,6 +1035,37 @@ class UnsureReader(CentreColourReader):
         return out
 
 
+class UnsureOfEmptyReader(CentreColourReader):
+    """``CentreColourReader`` unsure (confidence 0.3) of every cell it reads empty, as the real
+    reader is of a card glare has clipped."""
+
+    def read(self, frame: np.ndarray, corners: np.ndarray) -> SimpleNamespace:
+        out = super().read(frame, corners)
+        empty = np.array(out.labels, dtype=object) == "empty"
+        out.confidence[empty] = 0.3
+        return out
+
+
+def test_a_chip_taken_off_is_committed_at_once_where_the_cell_looks_as_it_did_empty() -> None:
+    """A new game: a chip is put down, then taken off (a one-eyed jack). The reader is unsure of
+    the empty card, but the cell looks just as it did empty, so the removal does not wait for
+    ``patient_seconds`` (game 153002 of ``live_accuracy``: a removal on an over-exposed Jumbo mat
+    waited 4 s, and the next move reached the engine first)."""
+    table = Table(new_game=True, seed=16)
+    empty = Table(new_game=True, seed=99)
+    reader = UnsureOfEmptyReader(empty.frame(), table.corners())
+    tracker = BoardTracker(edition="classic", corners=table.corners(), reader=reader)
+    ups = run(tracker, (table.frame() for _ in range(12)))
+    table.chips[(4, 4)] = "red"
+    ups += run(tracker, (table.frame() for _ in range(10)), start=len(ups))
+    assert commits(ups)[-1].committed[4][4] == "red"
+    del table.chips[(4, 4)]
+    out = run(tracker, (table.frame() for _ in range(20)), start=len(ups))
+    done = commits(out)
+    assert [u.committed for u in done] == [expected(table)]
+    assert (done[0].index - len(ups)) / FPS <= 0.5
+
+
 def test_a_move_read_at_once_does_not_overtake_an_earlier_one_still_being_read() -> None:
     """Blue puts a chip down that the reader is unsure of; green's chip, put down a moment
     later, is read at once. Committed alone it would reach the engine first: an out-of-turn

@@ -615,6 +615,14 @@ class BoardTracker:
             & (stable_for >= cfg.patient_seconds)
             & (self._cand_frames >= 2)
         )
+        from_empty = None if self._empty_co is None else self._structure(co_norm, self._empty_co)
+        if from_empty is not None:
+            # An "empty" reading of a cell that looks as it did empty needs no patience (the
+            # reader is unsure of every cell glare clipped: a chip taken off an over-exposed mat).
+            sure |= (
+                self._has_empty & (from_empty < cfg.change_keep_threshold) & (self._cand_label == "empty")
+                & (self._cand_conf >= cfg.min_confidence_patient)
+            )
         ready = read_cells & (sure | patient)
         self._cand_label[self._shade_only(ready, co_norm)] = "empty"
         # Each cell's own empty look checks the reader: "empty" must look empty, and a cell that
@@ -622,8 +630,7 @@ class BoardTracker:
         # chip lies (Jumbo's locked chips, being turned or read again): white on a white card
         # looks much like the card. (What would still count as changed against the empty look,
         # ``change_keep_threshold``, is no empty look: a dark chip in dim light is that faint.)
-        if self._empty_co is not None and ready.any():
-            from_empty = self._structure(co_norm, self._empty_co)
+        if from_empty is not None and ready.any():
             looks_empty = self._has_empty & (from_empty < cfg.change_threshold)
             as_empty = self._has_empty & (from_empty < cfg.change_keep_threshold)
             flip = (self._cand_label == "flipped") & _holds_chip(self.committed)
