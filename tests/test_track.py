@@ -196,6 +196,14 @@ class CentreColourReader:
         return SimpleNamespace(labels=labels.tolist(), confidence=conf.astype(np.float32))
 
 
+class OneCellReader(CentreColourReader):
+    """``CentreColourReader`` that reads one ``cell`` its own way (each subclass says how)."""
+
+    def __init__(self, empty_frame: np.ndarray, corners: np.ndarray, cell: tuple[int, int]) -> None:
+        super().__init__(empty_frame, corners)
+        self.cell = cell
+
+
 OFF = (560.0, 420.0)
 """Where the arm tip is when it is off the board (below the frame)."""
 
@@ -270,12 +278,8 @@ def test_chip_placed_under_hand_is_one_placement_after_the_hand_leaves() -> None
     assert latency <= 0.5
 
 
-class SureReader(CentreColourReader):
+class SureReader(OneCellReader):
     """``CentreColourReader``, sure of any chip it reads at ``cell`` (however far off centre)."""
-
-    def __init__(self, empty_frame: np.ndarray, corners: np.ndarray, cell: tuple[int, int]) -> None:
-        super().__init__(empty_frame, corners)
-        self.cell = cell
 
     def read(self, frame: np.ndarray, corners: np.ndarray) -> SimpleNamespace:
         out = super().read(frame, corners)
@@ -687,13 +691,9 @@ def test_white_chip_read_as_empty_is_not_a_removal() -> None:
     assert more[-1].state == "live"
 
 
-class ShadeFooledReader(CentreColourReader):
+class ShadeFooledReader(OneCellReader):
     """``CentreColourReader`` that, as the reader comparing each cell with its empty look does,
     takes ``cell`` darkened by a shadow's edge for a red chip (a red card under an arm's shadow)."""
-
-    def __init__(self, empty_frame: np.ndarray, corners: np.ndarray, cell: tuple[int, int]) -> None:
-        super().__init__(empty_frame, corners)
-        self.cell = cell
 
     def read(self, frame: np.ndarray, corners: np.ndarray) -> SimpleNamespace:
         out = super().read(frame, corners)
@@ -805,13 +805,9 @@ def test_a_white_reading_on_an_empty_card_that_looks_empty_stays_empty() -> None
     assert all(u.committed[4][4] == "empty" for u in commits(more))
 
 
-class CoveredChipReader(CentreColourReader):
+class CoveredChipReader(OneCellReader):
     """``CentreColourReader`` that takes the white hint, and reads the chip at ``cell`` as white
     (a red chip half under a white playing card) wherever the hint allows a white chip."""
-
-    def __init__(self, empty_frame: np.ndarray, corners: np.ndarray, cell: tuple[int, int]) -> None:
-        super().__init__(empty_frame, corners)
-        self.cell = cell
 
     def read(self, frame: np.ndarray, corners: np.ndarray, *,
              white_possible: np.ndarray | None = None) -> SimpleNamespace:
@@ -1019,13 +1015,9 @@ def test_slow_nudge_is_caught_while_a_hand_rests_on_the_board() -> None:
     assert np.abs(out[-1].corners - table.corners()).max() < 0.8
 
 
-class UnsureReader(CentreColourReader):
+class UnsureReader(OneCellReader):
     """``CentreColourReader`` that is unsure (confidence 0.3) of the chip at ``cell``: the
     tracker commits it only once the reading has held ``patient_seconds``."""
-
-    def __init__(self, empty_frame: np.ndarray, corners: np.ndarray, cell: tuple[int, int]) -> None:
-        super().__init__(empty_frame, corners)
-        self.cell = cell
 
     def read(self, frame: np.ndarray, corners: np.ndarray) -> SimpleNamespace:
         out = super().read(frame, corners)
