@@ -481,10 +481,10 @@ class BoardTracker:
         changed = change > cfg.change_threshold
         # A changed cell stays one to read down to a lower threshold (hysteresis), above the
         # board's own level of change (under a light the background does not explain yet,
-        # every cell hovers near the threshold). Held cells are read, and are unknown where they
-        # join a hand; but what is a hand, an arm or a large region is judged on ``changed``
-        # alone (a lamp leaves the margin and the cells beside it just above the lower
-        # threshold: a free corner held there was taken for an arm reaching in, game 153002).
+        # every cell hovers near the threshold). Held cells are only read (below); what is a
+        # hand, an arm or a large region is judged on ``changed`` alone (a lamp leaves the
+        # margin and the cells beside it just above the lower threshold: a free corner held
+        # there was taken for an arm reaching in, game 153002).
         margin = cfg.change_threshold - cfg.change_keep_threshold
         keep = min(cfg.change_threshold, max(cfg.change_keep_threshold, float(np.median(change)) + margin))
         held = changed | (self._held & (change > keep))
@@ -539,17 +539,20 @@ class BoardTracker:
             log.info("frame %d: pending cells %s were never read surely; given up", self._index,
                      _cells_of(self._pending))
             self._pending[:] = False
+        # Held cells are read only on a quiet board (no motion, hand, arm or sleeve in view): the
+        # fringe of a hand's shadow hovers there too and was read as a chip (game 152003).
+        readable = changed if seeds.any() or large.any() else held
         unknown = (
             dilate_cells(seeds, cfg.occlusion_grow)
-            | regions_touching(held | self._pending, seeds)
+            | regions_touching(readable | self._pending, seeds)
             | large
         )
-        candidates = ((held & ~moving & ~large) | self._pending) & ~unknown
+        candidates = ((readable & ~moving & ~large) | self._pending) & ~unknown
         # A cell is read once it has been changed *and* clear that long: a change with no hand
         # over it (a bump's first frame, before the board-wide test sees it) must last too.
         self._clear_since[~candidates] = np.nan
         self._clear_since[candidates & np.isnan(self._clear_since)] = t
-        self._first_clear[~(held | self._pending)] = np.nan
+        self._first_clear[~(readable | self._pending)] = np.nan
         self._first_clear[candidates & np.isnan(self._first_clear)] = t
         committed = self._consider(frame, norm, co_norm, candidates, t)
         self._cand_since[~candidates] = np.nan
