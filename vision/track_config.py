@@ -18,12 +18,15 @@ class TrackConfig:
     change_threshold: float = 8.0
     """Per-cell mean absolute difference against the background that counts as a change."""
     change_keep_threshold: float = 6.0
-    """A changed cell stays changed while its difference is above this (hysteresis). A dark chip
-    in dim light can change its cell by about ``change_threshold`` itself; with one threshold it
-    flickers in and out of "changed", is never clear for ``still_seconds`` and never read (game
-    151003 of ``live_accuracy``: a green chip on the King of Diamonds at 7.6 to 8.5). Where the
-    board's median change is high (a new light not yet taken in) the band starts that much
-    above it: held cells would join into a large region (game 150006)."""
+    """On a quiet board (nothing moving, no hand, arm or sleeve in view), a changed cell stays
+    one to read while its difference is above this (hysteresis). A dark chip in dim light can
+    change its cell by about ``change_threshold`` itself; with one threshold it flickers in and
+    out of "changed", is never clear for ``still_seconds`` and never read (game 151003 of
+    ``live_accuracy``: a green chip on the King of Diamonds at 7.6 to 8.5). Where the board's
+    median change is high (a new light not yet taken in) the band starts that much above it.
+    Held cells never make a hand, an arm or a large region (games 150006, 153002), and beside a
+    hand nothing is held (the fringe of its shadow, game 152003). Also: a cell within this of
+    its empty look looks as it did empty."""
     min_chip_colour: float = 0.015
     """A new chip of a coloured team must change its empty cell's colour at least this much
     (``vision.motion.chroma_change`` against the background): an arm's shadow over a red card
