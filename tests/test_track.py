@@ -388,8 +388,9 @@ def test_chip_placed_just_before_a_bump_is_still_committed() -> None:
     assert [u.committed for u in commits(out)] == [expected(table)]
 
 
-def flickering_chip(config: TrackConfig, *, new_game: bool, hand_at: tuple[int, int] | None = None,
-                    ) -> list[TrackUpdate]:
+def flickering_chip(
+    config: TrackConfig, *, new_game: bool, hand_at: tuple[int, int] | None = None
+) -> list[TrackUpdate]:
     """A green chip put down on (4, 6) whose look alternates, frame by frame, between plain and
     catching the light (sensor noise on a dark chip in dim light does that to its change); the
     tracker's updates after it appeared. ``hand_at``: a hand rests over that cell meanwhile."""

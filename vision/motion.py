@@ -154,6 +154,15 @@ def _inner_mask(cell_h: int, cell_w: int, inner: float) -> tuple[np.ndarray, flo
     return mask, float(one.mean())
 
 
+def grid_part(image: np.ndarray, rectifier: Rectifier) -> tuple[np.ndarray, int, int]:
+    """The 10x10 grid of a rectified board or of its ``coarse`` view (told apart by its
+    height), margin cut off, and one cell's height and width in its pixels."""
+    r = rectifier
+    f = r.size[1] // image.shape[0]  # 1 for a rectified board, ``block`` for its coarse view
+    ch, cw, my, mx = r.cell_h // f, r.cell_w // f, r.margin_y // f, r.margin_x // f
+    return image[my : my + SIZE * ch, mx : mx + SIZE * cw], ch, cw
+
+
 def cell_mean(image: np.ndarray, rectifier: Rectifier, *, inner: float) -> np.ndarray:
     """Mean of each cell's central ``inner`` part: ``(10, 10)`` or ``(10, 10, C)`` float32.
 
@@ -161,10 +170,7 @@ def cell_mean(image: np.ndarray, rectifier: Rectifier, *, inner: float) -> np.nd
 
     Masked, then averaged by ``INTER_AREA`` with an integer factor (an exact block mean).
     """
-    r = rectifier
-    f = r.size[1] // image.shape[0]  # 1 for a rectified board, ``block`` for its coarse view
-    ch, cw, my, mx = r.cell_h // f, r.cell_w // f, r.margin_y // f, r.margin_x // f
-    grid = image[my : my + SIZE * ch, mx : mx + SIZE * cw]
+    grid, ch, cw = grid_part(image, rectifier)
     mask, frac = _inner_mask(ch, cw, inner)
     weighted = grid * (mask[..., None] if grid.ndim == 3 else mask)
     return cv2.resize(weighted, (SIZE, SIZE), interpolation=cv2.INTER_AREA) / frac
@@ -194,11 +200,9 @@ def structural_difference(a: np.ndarray, b: np.ndarray, rectifier: Rectifier, *,
     in ``b`` (clipped to ``[1 / max_gain, max_gain]``), so light, shadows and flicker leave it
     near zero while a chip, a hand or a shifted grid (new structure) do not. 0..255 scale.
     """
-    r = rectifier
-    f = r.size[1] // a.shape[0]
-    ch, cw, my, mx = r.cell_h // f, r.cell_w // f, r.margin_y // f, r.margin_x // f
-    ga = a[my : my + SIZE * ch, mx : mx + SIZE * cw].reshape(SIZE, ch, SIZE, cw, -1)
-    gb = b[my : my + SIZE * ch, mx : mx + SIZE * cw].reshape(SIZE, ch, SIZE, cw, -1)
+    grid_a, ch, cw = grid_part(a, rectifier)
+    ga = grid_a.reshape(SIZE, ch, SIZE, cw, -1)
+    gb = grid_part(b, rectifier)[0].reshape(SIZE, ch, SIZE, cw, -1)
     ma = ga.mean(axis=(1, 3), keepdims=True)
     mb = gb.mean(axis=(1, 3), keepdims=True)
     gain = np.clip((ma + 1.0) / (mb + 1.0), 1.0 / max_gain, max_gain)
@@ -219,11 +223,8 @@ def chroma_change(a: np.ndarray, b: np.ndarray, rectifier: Rectifier, *, inner: 
     zero; a coloured chip on a card does not. Natural-log units, averaged over each cell's
     central ``inner`` part.
     """
-    r = rectifier
-    f = r.size[1] // a.shape[0]
-    ch, cw, my, mx = r.cell_h // f, r.cell_w // f, r.margin_y // f, r.margin_x // f
     ratio = np.log(a + CHROMA_OFFSET) - np.log(b + CHROMA_OFFSET)
-    grid = ratio[my : my + SIZE * ch, mx : mx + SIZE * cw]
+    grid = grid_part(ratio, rectifier)[0]
     ratio -= np.median(grid.reshape(-1, grid.shape[-1]), axis=0)
     stray = np.abs(ratio - ratio.mean(axis=2, keepdims=True)).mean(axis=2)
     return cell_mean(stray, rectifier, inner=inner)

@@ -547,7 +547,7 @@ class BoardTracker:
             | regions_touching(readable | self._pending, seeds)
             | large
         )
-        candidates = ((readable & ~moving & ~large) | self._pending) & ~unknown
+        candidates = (readable | self._pending) & ~unknown
         # A cell is read once it has been changed *and* clear that long: a change with no hand
         # over it (a bump's first frame, before the board-wide test sees it) must last too.
         self._clear_since[~candidates] = np.nan
@@ -618,14 +618,16 @@ class BoardTracker:
             & (stable_for >= cfg.patient_seconds)
             & (self._cand_frames >= 2)
         )
-        from_empty = None if self._empty_co is None else self._structure(co_norm, self._empty_co)
-        if from_empty is not None:
+        # Each cell's own empty look, where known: within ``change_keep_threshold`` of it a cell
+        # looks as it did empty; beyond ``change_threshold`` it does not.
+        as_empty = looks_empty = None
+        if self._empty_co is not None and read_cells.any():
+            from_empty = self._structure(co_norm, self._empty_co)
+            as_empty = self._has_empty & (from_empty < cfg.change_keep_threshold)
+            looks_empty = self._has_empty & (from_empty < cfg.change_threshold)
             # An "empty" reading of a cell that looks as it did empty needs no patience (the
             # reader is unsure of every cell glare clipped: a chip taken off an over-exposed mat).
-            sure |= (
-                self._has_empty & (from_empty < cfg.change_keep_threshold) & (self._cand_label == "empty")
-                & (self._cand_conf >= cfg.min_confidence_patient)
-            )
+            sure |= as_empty & (self._cand_label == "empty") & (self._cand_conf >= cfg.min_confidence_patient)
         ready = read_cells & (sure | patient)
         self._cand_label[self._shade_only(ready, co_norm)] = "empty"
         # Each cell's own empty look checks the reader: "empty" must look empty, and a cell that
@@ -633,9 +635,7 @@ class BoardTracker:
         # chip lies (Jumbo's locked chips, being turned or read again): white on a white card
         # looks much like the card. (What would still count as changed against the empty look,
         # ``change_keep_threshold``, is no empty look: a dark chip in dim light is that faint.)
-        if from_empty is not None and ready.any():
-            looks_empty = self._has_empty & (from_empty < cfg.change_threshold)
-            as_empty = self._has_empty & (from_empty < cfg.change_keep_threshold)
+        if as_empty is not None and looks_empty is not None and ready.any():
             flip = (self._cand_label == "flipped") & _holds_chip(self.committed)
             self._cand_label[ready & as_empty & ~flip] = "empty"
             doubtful = ready & (self._cand_label == "empty") & self._has_empty & ~looks_empty
