@@ -5,7 +5,14 @@ import pytest
 
 from vision.cell_model import load_chip_nets
 from vision.detect import DetectConfig, detect
-from vision.flipped import FlippedPrior, flipped_lines, line_inputs, read_flipped_as_lines, white_windows
+from vision.flipped import (
+    FlippedPrior,
+    flipped_lines,
+    line_inputs,
+    read_flipped_as_lines,
+    to_be_flipped,
+    white_windows,
+)
 from vision.patch_net import CLASSES as PATCH_CLASSES
 from vision.sim import random_spec, render
 
@@ -265,3 +272,16 @@ def test_the_line_network_drops_a_glare_lit_row_the_rule_alone_takes_for_a_line(
     wrong = (np.array(rule.labels) != truth) & visible
     assert wrong.sum() >= 5 and set(np.array(rule.labels)[wrong]) == {"flipped"}
     assert np.array_equal(np.array(both.labels)[visible], truth[visible])
+
+
+def test_the_chips_to_be_flipped_are_those_of_a_completed_sequence():
+    """Five of one team in a row (a free corner counts, and so do chips of it already white) are
+    to be turned white; four in a row, or five of two teams, are not."""
+    board = _board({
+        (0, 1): "red", (0, 2): "red", (0, 3): "flipped", (0, 4): "red",  # with the corner (0, 0)
+        (5, 2): "blue", (5, 3): "blue", (5, 4): "blue", (5, 5): "blue",  # four
+        (7, 1): "blue", (7, 2): "blue", (7, 3): "yellow", (7, 4): "blue", (7, 5): "blue",  # two teams
+    })
+    expected = np.zeros((10, 10), bool)
+    expected[0, [1, 2, 4]] = True
+    assert (to_be_flipped(np.array(board, dtype=object)) == expected).all()

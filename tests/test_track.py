@@ -750,17 +750,17 @@ def test_a_shadow_read_as_a_chip_is_no_move_but_a_chip_beside_it_is(new_game: bo
 
 
 class WhiteChipReader:
-    """``CentreColourReader``, except that it sees a white chip at ``cell`` (unsurely) while
-    ``white`` is set: the tracker's own look of the cell shows nothing there."""
+    """``CentreColourReader``, except that it sees a white chip at each of ``cells`` (unsurely,
+    at ``confidence``) while ``white`` is set: the tracker's own look of them shows nothing there."""
 
-    def __init__(self, inner: CentreColourReader, cell: tuple[int, int]) -> None:
-        self.inner, self.cell, self.white = inner, cell, False
+    def __init__(self, inner: CentreColourReader, *cells: tuple[int, int], confidence: float = 0.35) -> None:
+        self.inner, self.cells, self.confidence, self.white = inner, cells, confidence, False
 
     def read(self, frame: np.ndarray, corners: np.ndarray) -> SimpleNamespace:
         out = self.inner.read(frame, corners)
         if self.white:
-            r, c = self.cell
-            out.labels[r][c], out.confidence[r, c] = "flipped", 0.35
+            for r, c in self.cells:
+                out.labels[r][c], out.confidence[r, c] = "flipped", self.confidence
         return out
 
 
@@ -808,6 +808,33 @@ def test_a_white_chip_that_comes_to_look_like_its_card_stays_white() -> None:
     out = run(tracker, iter(frames), start=len(ups))
     assert commits(out) == []
     assert out[-1].state == "live" and out[-1].labels[4][4] == "flipped"
+
+
+@pytest.mark.parametrize("completed", [True, False])
+def test_a_completed_sequence_read_white_unsurely_is_flipped_without_waiting(completed: bool) -> None:
+    """On an over-exposed Jumbo mat the reader is unsure (0.45) of every white chip. Where the
+    chips turned white are a completed sequence, that is the flip the players owe: it is
+    committed at once. Elsewhere it waits ``patient_seconds``, as any unsure reading does (game
+    153002 of ``live_accuracy``: hands kept restarting that wait, the flip came 18 s late and
+    held back the next move beside it)."""
+    line = [(6, c) for c in range(2, 7 if completed else 6)]
+    table = Table(new_game=True, seed=17)
+    empty = Table(new_game=True, seed=99)
+    reader = WhiteChipReader(CentreColourReader(empty.frame(), table.corners()), *line, confidence=0.45)
+    tracker = BoardTracker(edition="jumbo", corners=table.corners(), reader=reader)
+    ups = run(tracker, (table.frame() for _ in range(12)))
+    for cell in line:  # one move at a time
+        table.chips[cell] = "red"
+        ups += run(tracker, (table.frame() for _ in range(10)), start=len(ups))
+    assert commits(ups)[-1].committed[6][2:7] == ["red"] * len(line) + ["empty"] * (5 - len(line))
+    for cell in line:
+        del table.chips[cell]  # turned over: the look of the empty card again
+    reader.white = True
+    out = run(tracker, (table.frame() for _ in range(30)), start=len(ups))
+    done = commits(out)
+    assert [u.committed[6][2:2 + len(line)] for u in done] == [["flipped"] * len(line)]
+    waited = (done[0].index - len(ups)) / FPS
+    assert waited < tracker.config.patient_seconds if completed else waited >= tracker.config.patient_seconds
 
 
 def test_a_white_reading_on_an_empty_card_that_looks_empty_stays_empty() -> None:

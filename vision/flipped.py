@@ -8,8 +8,10 @@ glare has made the frame near-blind, a small network that sees each window whole
 against the cells flanking it and the frame's other readings) tells a faint line from a row of
 lifted cards better than the sum of its cells.
 
-Used by ``detect`` on still frames only: during a live game the flips arrive one chip at a time,
-and the engine, which knows which sequence is being flipped, judges them there.
+The line reading is used by ``detect`` on still frames only: during a live game the flips arrive
+one chip at a time, and the engine, which knows which sequence is being flipped, judges them
+there. The live tracker only asks which chips a completed sequence will turn white
+(``to_be_flipped``).
 """
 
 from __future__ import annotations
@@ -349,6 +351,21 @@ def white_windows(white: np.ndarray) -> np.ndarray:
     covered = np.asarray(white, bool).reshape(-1).copy()
     covered[_CORNER_CELLS] = True
     return covered[_WINDOW_CELLS].all(axis=1)
+
+
+def to_be_flipped(labels: np.ndarray) -> np.ndarray:
+    """``(10, 10)`` bool: the chips of every five in a row of one team (free corners count, and
+    chips of it already turned white): a completed sequence, whose chips players turn white next.
+    A white reading there is what the tracker expects (``vision.track``)."""
+    flat = np.asarray(labels, dtype=object).reshape(-1)
+    windows = flat[_WINDOW_CELLS]
+    white = (windows == "flipped") | ~_WINDOW_PLAIN
+    out = np.zeros(SIZE * SIZE, bool)
+    for team in TEAM_COLOURS:
+        own = windows == team
+        line = (own | white).all(axis=1) & own.any(axis=1)
+        out[_WINDOW_CELLS[line]] = True
+    return (out & np.isin(flat, TEAM_COLOURS)).reshape(SIZE, SIZE)
 
 
 def _white_prob(patch_probs: np.ndarray, white_read: np.ndarray) -> np.ndarray:

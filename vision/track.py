@@ -58,6 +58,7 @@ from engine.labels import TEAM_COLOURS, Label
 from engine.layout import EDITIONS, SIZE
 from vision.clipping import clip_levels
 from vision.colour import NO_COLOUR, lacks_colour
+from vision.flipped import to_be_flipped
 from vision.geometry import guess_edition, mirrored, shift_in_cells
 from vision.motion import (
     Rectifier,
@@ -628,6 +629,12 @@ class BoardTracker:
             # An "empty" reading of a cell that looks as it did empty needs no patience (the
             # reader is unsure of every cell glare clipped: a chip taken off an over-exposed mat).
             sure |= as_empty & (self._cand_label == "empty") & (self._cand_conf >= cfg.min_confidence_patient)
+        # A white reading of a chip in a completed sequence is the flip the players owe: it needs
+        # no patience either (on an over-exposed mat the reader is unsure of every white chip, and
+        # hands passing by kept restarting the wait for 18 s: game 153002).
+        flips = read_cells & (self._cand_label == "flipped") & (self._cand_conf >= cfg.min_confidence_patient)
+        if flips.any():
+            sure |= flips & to_be_flipped(self.committed)
         ready = read_cells & (sure | patient)
         self._cand_label[self._shade_only(ready, co_norm)] = "empty"
         # Each cell's own empty look checks the reader: "empty" must look empty, and a cell that
