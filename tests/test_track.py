@@ -671,6 +671,22 @@ def test_still_dark_hand_is_unknown_and_its_placement_committed_once_it_leaves()
     assert (done[0].index - left) / FPS <= 0.5
 
 
+def test_a_chip_taking_another_team_s_colour_beside_a_new_one_waits_as_a_resting_hand() -> None:
+    """Two touching cells read as new red chips at once, one of them over a committed yellow
+    chip: a chip never changes colour and moves come one at a time, so this is a dark hand
+    resting still (game 154006 of ``live_accuracy``: such a hand was committed as two red chips
+    and a yellow one turned red). It waits ``blob_hold_seconds``, as new chips on touching empty
+    cells do."""
+    table = Table(chips={(4, 4): "yellow"}, seed=18)
+    tracker, ups = started(table)
+    table.chips[(4, 4)] = "red"
+    table.chips[(4, 5)] = "red"
+    out = run(tracker, (table.frame() for _ in range(60)), start=len(ups))
+    done = commits(out)
+    assert [u.committed for u in done] == [expected(table)]
+    assert (done[0].index - len(ups)) / FPS >= tracker.config.blob_hold_seconds
+
+
 def test_skin_coloured_chips_on_the_edge_are_no_hand() -> None:
     """Four chips along the board's edge turn skin-coloured (white chips under a warm lamp) with
     no hand in view: no arm crosses the edge to them, so they are read (not unknown for good) and

@@ -657,11 +657,15 @@ class BoardTracker:
                 self._absorb(norm, stale)
                 self._cand_since[stale] = np.nan
                 self._cand_read[stale] = np.nan
-        # New chips on touching empty cells, all at once, are far more often a hand resting still
+        # New chips on touching cells, all at once, are far more often a hand resting still
         # (dark, in dim light, over a dark border: no skin, no motion, no arm) than moves (one
-        # chip per turn): they wait until the reading has held that long (a hand moves on).
-        placed = ready & (self.committed == "empty") & ~np.isin(self._cand_label, ("empty", "free"))
-        ready &= ~(placed & (region_sizes(placed) > 1) & (stable_for < cfg.blob_hold_seconds))
+        # chip per turn): they wait until the reading has held that long (a hand moves on). A
+        # chip that takes another team's colour is such a new chip too (game 154006: a dark hand
+        # over a yellow chip and the empty cells beside it, all read red).
+        chip_read = ~np.isin(self._cand_label, ("empty", "free"))
+        recoloured = chip_read & (self._cand_label != "flipped") & (self._cand_label != self.committed)
+        new_chips = ready & ((chip_read & (self.committed == "empty")) | recoloured)
+        ready &= ~(new_chips & (region_sizes(new_chips) > 1) & (stable_for < cfg.blob_hold_seconds))
         if not ready.any():
             return None
         # A changed region is committed whole: never half a flip of five chips. (An empty cell

@@ -135,8 +135,9 @@ class TrackConfig:
     moves reach the engine in the order they were played (a later move first is an out-of-turn
     alert for each of the two); 1 s bounds what that costs the later move."""
     blob_hold_seconds: float = 3.0
-    """Touching empty cells read as new chips at once are committed only after their reading
-    has held this long (a still hand is read as a blob of chips; moves come one by one)."""
+    """Touching cells read as new chips at once (on empty cells, or a team colour over another's
+    chip) are committed only after their reading has held this long (a still hand is read as a
+    blob of chips; moves come one by one)."""
     fit_doubt_seconds: float = 30.0
     """How long the message keeps saying the grid may be off after the last evidence of it."""
     search_every_seconds: float = 0.5
