@@ -620,12 +620,18 @@ class BoardTracker:
             & (self._cand_frames >= 2)
         )
         # Each cell's own empty look, where known: within ``change_keep_threshold`` of it a cell
-        # looks as it did empty; beyond ``change_threshold`` it does not.
+        # looks as it did empty; beyond ``change_threshold`` it does not. (A light that clips the
+        # cards moves every empty cell from its empty look alike, and the gain does not divide
+        # that out: the empty cells' median distance, the light's share, is allowed for in the
+        # latter, as one adds to the other in quadrature. Game 154001: after a lamp, every empty
+        # cell stood 9 from its empty look, and a chip taken off could never be committed.)
         as_empty = looks_empty = None
         if self._empty_co is not None and read_cells.any():
             from_empty = self._structure(co_norm, self._empty_co)
             as_empty = self._has_empty & (from_empty < cfg.change_keep_threshold)
-            looks_empty = self._has_empty & (from_empty < cfg.change_threshold)
+            empties = self._has_empty & (self.committed == "empty")
+            drift = float(np.median(from_empty[empties])) if empties.any() else 0.0
+            looks_empty = self._has_empty & (from_empty < math.hypot(cfg.change_threshold, drift))
             # An "empty" reading of a cell that looks as it did empty needs no patience (the
             # reader is unsure of every cell glare clipped: a chip taken off an over-exposed mat).
             sure |= as_empty & (self._cand_label == "empty") & (self._cand_conf >= cfg.min_confidence_patient)
