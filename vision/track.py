@@ -688,8 +688,10 @@ class BoardTracker:
         if (self._pending & ~ready).any():
             ready &= ~self._pending
         # (A cell read as its committed label is no new chip: a hand or the chip beside it
-        # nudged its look, and it cannot be that chip seen twice.)
-        news = ready & (self._cand_label != self.committed)
+        # nudged its look, and it cannot be that chip seen twice; nor is a chip turned white
+        # where one lay: a flipped sequence is five touching cells, game 156006.)
+        flipped = (self._cand_label == "flipped") & _holds_chip(self.committed)
+        news = ready & (self._cand_label != self.committed) & ~flipped
         if t < self._fit_doubt_until and (region_sizes(news) > 1).any():
             # The grid may be off: a change over touching cells may be one chip seen twice. Keep the labels.
             several = news & (region_sizes(news) > 1)
