@@ -64,6 +64,7 @@ from vision.motion import (
     Rectifier,
     align,
     cell_fraction,
+    cell_mean,
     chroma_change,
     dilate_cells,
     edge_difference,
@@ -498,8 +499,10 @@ class BoardTracker:
         # (An arm crosses the edge in one place; light changes the margin all round.)
         edge, far = edge_difference(co_norm, self._bg_co, rf)
         # (An arm changes the margin's outer half too; a chip overhanging the edge does not.)
-        reach = (edge > cfg.arm_threshold + _ring_median(edge)) & (
-            far > cfg.arm_outer_threshold + _ring_median(far)
+        light = float(np.percentile(cell_mean(self._bg_co, rf, inner=inner).mean(axis=2), 75))
+        dim = min(1.0, max(cfg.arm_light_floor, light / cfg.arm_light))
+        reach = (edge > dim * cfg.arm_threshold + _ring_median(edge)) & (
+            far > dim * cfg.arm_outer_threshold + _ring_median(far)
         )
         arm = changed & reach
         # A hand is never a lone skin-coloured cell (that is a red or orange chip): its arm joins

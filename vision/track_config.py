@@ -64,6 +64,12 @@ class TrackConfig:
     arm_outer_threshold: float = 5.0
     """The same for the margin's outer half (beside the cell or a neighbour): a chip on an edge
     cell may overhang the inner half, an arm crosses it all."""
+    arm_light: float = 180.0
+    """Grey level of the card faces (the background cells' upper quartile) in ordinary light.
+    Under less light both arm thresholds shrink with it (down to ``arm_light_floor`` times):
+    an arm changes the margin in proportion to the light on it (game 154006: a dark arm in
+    light of 140 changed the margin by 9)."""
+    arm_light_floor: float = 0.3
     occlusion_grow: int = 1
     """Cells around moving or skin cells that are unknown too (fingers, shadows)."""
     still_seconds: float = 0.2
