@@ -549,8 +549,7 @@ class BoardTracker:
             self._pending[:] = False
         # Held cells are read only on a quiet board (no motion, hand, arm or sleeve in view): the
         # fringe of a hand's shadow hovers there too and was read as a chip (game 152003).
-        quiet_board = not (seeds.any() or large.any())
-        readable = held if quiet_board else changed
+        readable = changed if seeds.any() or large.any() else held
         unknown = (
             dilate_cells(seeds, cfg.occlusion_grow)
             | regions_touching(readable | self._pending, seeds)
@@ -567,7 +566,7 @@ class BoardTracker:
         self._cand_since[~candidates] = np.nan
         self._cand_read[~candidates] = np.nan
         self._cand_frames[~candidates] = 0
-        self._adapt(co_norm, change, unknown, margin=quiet_board)
+        self._adapt(co_norm, change, unknown)
         labels = np.where(unknown, UNKNOWN, self.committed).astype(object)
         pending = candidates & ~np.isnan(self._cand_read)
         labels[pending] = self._cand_label[pending]
@@ -753,19 +752,12 @@ class BoardTracker:
                      _cells_of(shaded, self._cand_label))
         return shaded
 
-    def _pixel_mask(self, cells: np.ndarray, *, coarse: bool, margin: bool = False) -> np.ndarray:
-        """``(h, w, 1)`` float32 mask of the rectified (or coarse) pixels of ``cells`` (10x10 bool);
-        with ``margin``, also of the margin beside each edge cell among them (a corner's too)."""
+    def _pixel_mask(self, cells: np.ndarray, *, coarse: bool) -> np.ndarray:
+        """``(h, w, 1)`` float32 mask of the rectified (or coarse) pixels of ``cells`` (10x10 bool)."""
         rf = self._rectifier
         assert rf is not None
         f = rf.block if coarse else 1
         w, h = rf.size
-        if margin:
-            ch, cw, y, x = rf.cell_h // f, rf.cell_w // f, rf.margin_y // f, rf.margin_x // f
-            rows = [y, *[ch] * SIZE, h // f - y - SIZE * ch]
-            cols = [x, *[cw] * SIZE, w // f - x - SIZE * cw]
-            ring = np.pad(cells, 1, mode="edge").astype(np.float32)
-            return np.repeat(np.repeat(ring, rows, axis=0), cols, axis=1)[..., None]
         mask = np.zeros((h // f, w // f), dtype=np.float32)
         block = np.kron(cells.astype(np.float32), np.ones((rf.cell_h // f, rf.cell_w // f), np.float32))
         y, x = rf.margin_y // f, rf.margin_x // f
@@ -786,19 +778,15 @@ class BoardTracker:
         self._bg_skin = np.where(mc[..., 0] > 0, skin_mask(norm_co, self.config.motion), self._bg_skin)
         self._pending &= ~cells
 
-    def _adapt(self, co_norm: np.ndarray, change: np.ndarray, unknown: np.ndarray, *, margin: bool) -> None:
+    def _adapt(self, co_norm: np.ndarray, change: np.ndarray, unknown: np.ndarray) -> None:
         """Cells far below the change threshold follow slow light changes (coarse background only:
-        the full one serves alignment, which ignores light); with ``margin`` (a quiet board:
-        nothing moving, no hand, arm or sleeve in view), so does the margin beside them. (A lamp
-        the cells followed left the margin beside them changed for good, an arm reaching in
-        there: games 153002 and 156006. While a hand is in view, the margin beside a cell its
-        arm has not reached yet may be under the arm.)"""
+        the full one serves alignment, which ignores light)."""
         cfg = self.config
         quiet = ~unknown & (change < cfg.adapt_below * cfg.change_threshold)
         if not quiet.any() or cfg.adapt_rate <= 0:
             return
         assert self._bg_co is not None
-        m = self._pixel_mask(quiet, coarse=True, margin=margin) * cfg.adapt_rate
+        m = self._pixel_mask(quiet, coarse=True) * cfg.adapt_rate
         self._bg_co = self._bg_co + (co_norm - self._bg_co) * m
 
     # -- checking an automatic fit ---------------------------------------------------------------
