@@ -188,42 +188,6 @@ def relative_gain(rect: np.ndarray, base: np.ndarray, rectifier: Rectifier, *, i
     return np.median(ratio, axis=0).astype(np.float32)
 
 
-def light_field(rect: np.ndarray, base: np.ndarray, rectifier: Rectifier, *, inner: float,
-                max_gain: float, keep: float = 0.75) -> np.ndarray:
-    """The light's own gain over the whole coarse board, margin included: ``(h, w, 1)`` float32.
-
-    A quadratic surface fitted to the log of each cell's grey gain of ``rect`` over ``base``
-    (both coarse), refitted on the ``keep`` share of the cells it fits best, so a hand or a new
-    chip does not bend it; evaluated out to the margin and clipped to ``[1 / max_gain, max_gain]``.
-    A lamp or a cast shadow lights the board and its margin alike and smoothly: divided by this,
-    the margin shows what reaches over it, not the light that came on beside it.
-    """
-    r = rectifier
-    a = cell_mean(rect, r, inner=inner).mean(axis=2)
-    b = cell_mean(base, r, inner=inner).mean(axis=2)
-    log_gain = np.log((a + 1.0) / (b + 1.0)).ravel()
-    f = r.size[1] // rect.shape[0]
-    h, w = rect.shape[:2]
-    ch, cw, my, mx = r.cell_h / f, r.cell_w / f, r.margin_y / f, r.margin_x / f
-    half_w, half_h = SIZE * cw / 2, SIZE * ch / 2
-
-    def terms(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        u, v = (x - mx - half_w) / half_w, (y - my - half_h) / half_h
-        return np.stack([np.ones_like(u), u, v, u * u, v * v, u * v], axis=-1)
-
-    centres = (np.arange(SIZE) + 0.5)
-    cx, cy = np.meshgrid(mx + centres * cw, my + centres * ch)
-    design = terms(cx.ravel(), cy.ravel())
-    use = np.ones(log_gain.size, dtype=bool)
-    for _ in range(2):
-        coef = np.linalg.lstsq(design[use], log_gain[use], rcond=None)[0]
-        misfit = np.abs(design @ coef - log_gain)
-        use = misfit <= np.quantile(misfit, keep)
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32) + 0.5
-    field = np.exp(terms(xs, ys) @ coef.astype(np.float32))
-    return np.clip(field, 1.0 / max_gain, max_gain).astype(np.float32)[..., None]
-
-
 def cell_difference(a: np.ndarray, b: np.ndarray, rectifier: Rectifier, *, inner: float) -> np.ndarray:
     """Per-cell mean absolute difference ``(10, 10)`` of two rectified boards (0..255 scale)."""
     return cell_mean(cv2.absdiff(a, b), rectifier, inner=inner).mean(axis=2)

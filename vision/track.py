@@ -70,7 +70,6 @@ from vision.motion import (
     edge_difference,
     grey,
     large_regions,
-    light_field,
     new_skin,
     phase_shift,
     region_sizes,
@@ -498,10 +497,7 @@ class BoardTracker:
         # Chips lie inside their cells; a change that crosses the grid's edge is an arm reaching
         # in, moving or not (a dark hand resting over a cell is no skin, nor motion).
         # (An arm crosses the edge in one place; light changes the margin all round.)
-        # (Divided by the light's own smooth field first: a lamp that lights one side of the
-        # board lights its margin too, and was an arm reaching in there for good, game 156006.)
-        lit = light_field(co_norm, self._bg_co, rf, inner=inner, max_gain=cfg.max_cell_gain)
-        edge, far = edge_difference(co_norm / lit, self._bg_co, rf)
+        edge, far = edge_difference(co_norm, self._bg_co, rf)
         # (An arm changes the margin's outer half too; a chip overhanging the edge does not.)
         light = float(np.percentile(cell_mean(self._bg_co, rf, inner=inner).mean(axis=2), 75))
         dim = min(1.0, max(cfg.arm_light_floor, light / cfg.arm_light))
