@@ -616,6 +616,8 @@ class BoardTracker:
             self._cand_read[due] = t
         read_cells = settled & ~np.isnan(self._cand_read)
         stable_for = t - np.nan_to_num(self._cand_since, nan=t)
+        # A white chip where a chip lay: a Jumbo flip (or a locked chip read again), no new chip.
+        turned_white = (self._cand_label == "flipped") & _holds_chip(self.committed)
         sure = (self._cand_conf >= cfg.min_confidence) & (self._cand_frames >= cfg.min_stable_frames)
         patient = (
             (self._cand_conf >= cfg.min_confidence_patient)
@@ -641,7 +643,7 @@ class BoardTracker:
         # A white reading of a chip in a completed sequence is the flip the players owe: it needs
         # no patience either (on an over-exposed mat the reader is unsure of every white chip, and
         # hands passing by kept restarting the wait for 18 s: game 153002).
-        flips = read_cells & (self._cand_label == "flipped") & (self._cand_conf >= cfg.min_confidence_patient)
+        flips = read_cells & turned_white & (self._cand_conf >= cfg.min_confidence_patient)
         if flips.any():
             sure |= flips & to_be_flipped(self.committed)
         ready = read_cells & (sure | patient)
@@ -652,8 +654,7 @@ class BoardTracker:
         # looks much like the card. (What would still count as changed against the empty look,
         # ``change_keep_threshold``, is no empty look: a dark chip in dim light is that faint.)
         if as_empty is not None and looks_empty is not None and ready.any():
-            flip = (self._cand_label == "flipped") & _holds_chip(self.committed)
-            self._cand_label[ready & as_empty & ~flip] = "empty"
+            self._cand_label[ready & as_empty & ~turned_white] = "empty"
             doubtful = ready & (self._cand_label == "empty") & self._has_empty & ~looks_empty
             ready &= ~doubtful
             # Long doubtful: a look the reader cannot name (a white chip read as empty): keep the label.
@@ -671,9 +672,8 @@ class BoardTracker:
         # chip per turn): they wait until the reading has held that long (a hand moves on). A
         # chip that takes another team's colour is such a new chip too (game 154006: a dark hand
         # over a yellow chip and the empty cells beside it, all read red).
-        chip_read = ~np.isin(self._cand_label, ("empty", "free"))
-        recoloured = chip_read & (self._cand_label != "flipped") & (self._cand_label != self.committed)
-        new_chips = ready & ((chip_read & (self.committed == "empty")) | recoloured)
+        differs = (self._cand_label != self.committed) & ~turned_white
+        new_chips = ready & differs & ~np.isin(self._cand_label, ("empty", "free"))
         ready &= ~(new_chips & (region_sizes(new_chips) > 1) & (stable_for < cfg.blob_hold_seconds))
         if not ready.any():
             return None
@@ -693,8 +693,7 @@ class BoardTracker:
         # (A cell read as its committed label is no new chip: a hand or the chip beside it
         # nudged its look, and it cannot be that chip seen twice; nor is a chip turned white
         # where one lay: a flipped sequence is five touching cells, game 156006.)
-        flipped = (self._cand_label == "flipped") & _holds_chip(self.committed)
-        news = ready & (self._cand_label != self.committed) & ~flipped
+        news = ready & differs
         if t < self._fit_doubt_until and (region_sizes(news) > 1).any():
             # The grid may be off: a change over touching cells may be one chip seen twice. Keep the labels.
             several = news & (region_sizes(news) > 1)
