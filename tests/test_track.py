@@ -7,6 +7,7 @@ hazard isolated (one arm, one move, one bump) and each test to a second or two.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -453,6 +454,54 @@ def test_chip_on_the_edge_is_committed_after_an_uneven_lamp() -> None:
     assert commits(out) == []
     table.chips[(5, 9)] = "red"
     more = run(tracker, (table.frame() for _ in range(120)), start=len(ups) + 20)
+    assert [u.committed for u in commits(more)] == [expected(table)]
+
+
+def side_shade(table: Table, top_row: int) -> np.ndarray:
+    """``(H, W)`` gain of a soft cast shadow (a person's standing by the table) over the left
+    side from row ``top_row`` down: the margin there, column 0 and half of column 1."""
+    frame = table.frame()
+    x_in, _ = table.cell_centre_px((top_row, 1))
+    _, y_top = table.cell_centre_px((top_row, 0))
+    mask = np.zeros(frame.shape[:2], np.float32)
+    cv2.rectangle(mask, (0, round(y_top)), (round(x_in), frame.shape[0]), 1.0, -1)
+    return 1.0 - 0.4 * cv2.GaussianBlur(mask, (0, 0), 30.0)
+
+
+class UnshadingReader(CentreColourReader):
+    """``CentreColourReader`` that divides a known shade out of each frame first, as a reader
+    that normalises each cell by the card faces around it would: the naive reader alone takes a
+    chip in shadow for nothing it knows."""
+
+    def __init__(self, empty_frame: np.ndarray, corners: np.ndarray, shade: np.ndarray) -> None:
+        super().__init__(empty_frame, corners)
+        self.shade = shade
+
+    def read(self, frame: np.ndarray, corners: np.ndarray) -> SimpleNamespace:
+        lit = np.clip(frame / self.shade[..., None], 0, 255).astype(np.uint8)
+        return super().read(lit, corners)
+
+
+def test_a_chip_on_the_edge_under_a_cast_shadow_is_no_arm() -> None:
+    """A shadow over one side changes the margin there as an arm would, but along a stretch of
+    the edge, not beside one or two cells: a chip put down on an edge cell inside it is committed
+    as soon as it is still (game 153002: a shadow over one side held two moves back for 4 s)."""
+    table = Table(chips={(2, 2): "green"}, seed=31)
+    empty = Table(new_game=True, seed=99)
+    shade = side_shade(table, 3)
+    tracker = BoardTracker(edition="classic", corners=table.corners(),
+                           reader=UnshadingReader(empty.frame(), table.corners(), shade))
+
+    def shaded() -> Iterator[np.ndarray]:
+        while True:
+            yield (table.frame() * shade[..., None]).astype(np.uint8)
+
+    ups = run(tracker, (table.frame() for _ in range(12)))
+    assert [u.committed for u in commits(ups)] == [expected(table)]
+    dark = run(tracker, itertools.islice(shaded(), 20), start=len(ups))
+    assert commits(dark) == []
+    table.chips[(7, 0)] = "red"
+    more = run(tracker, itertools.islice(shaded(), 15), start=len(ups) + 20)
     assert [u.committed for u in commits(more)] == [expected(table)]
 
 

@@ -110,10 +110,32 @@ class TrackUpdate:
     message: str = ""
 
 
-def _ring_median(edge: np.ndarray) -> float:
-    """Median of the 36 edge cells' values of a ``(10, 10)`` ``edge_difference``: what the
-    light did to the margin all round (an arm changes it in one place)."""
-    return float(np.median(np.concatenate([edge[0], edge[-1], edge[1:-1, 0], edge[1:-1, -1]])))
+def _ring_order() -> np.ndarray:
+    """Flat indices of the 36 edge cells in order round the grid (clockwise from (0, 0))."""
+    top = [(0, c) for c in range(SIZE)]
+    right = [(r, SIZE - 1) for r in range(1, SIZE - 1)]
+    bottom = [(SIZE - 1, c) for c in range(SIZE - 1, -1, -1)]
+    left = [(r, 0) for r in range(SIZE - 2, 0, -1)]
+    order = np.array([r * SIZE + c for r, c in top + right + bottom + left], dtype=np.intp)
+    order.setflags(write=False)
+    return order
+
+
+_RING = _ring_order()
+
+
+def _ring_baseline(edge: np.ndarray, half: int) -> np.ndarray:
+    """``(10, 10)``: for each edge cell, the median of a ``(10, 10)`` ``edge_difference`` over
+    the ``2 * half + 1`` edge cells centred on it round the grid (0 inside): what the light did
+    to the margin there. An arm changes the margin over a cell or two, a lamp or a cast shadow
+    over a side or a stretch of it, so an arm stands out of its neighbours along the edge where
+    it would not stand out of the median all round (game 153002: a shadow over one side)."""
+    ring = edge.ravel()[_RING]
+    padded = np.concatenate([ring[-half:], ring, ring[:half]])
+    local = np.median(np.lib.stride_tricks.sliding_window_view(padded, 2 * half + 1), axis=1)
+    out = np.zeros(SIZE * SIZE, dtype=np.float32)
+    out[_RING] = local
+    return out.reshape(SIZE, SIZE)
 
 
 def _cells_of(mask: np.ndarray, labels: np.ndarray | None = None) -> list[tuple]:
@@ -496,13 +518,15 @@ class BoardTracker:
         skin = cell_fraction(fresh_skin, rf, inner=inner) > cfg.skin_fraction
         # Chips lie inside their cells; a change that crosses the grid's edge is an arm reaching
         # in, moving or not (a dark hand resting over a cell is no skin, nor motion).
-        # (An arm crosses the edge in one place; light changes the margin all round.)
+        # (An arm crosses the edge in one place; light changes the margin along a stretch of it.)
         edge, far = edge_difference(co_norm, self._bg_co, rf)
         # (An arm changes the margin's outer half too; a chip overhanging the edge does not.)
         light = float(np.percentile(cell_mean(self._bg_co, rf, inner=inner).mean(axis=2), 75))
         dim = min(1.0, max(cfg.arm_light_floor, light / cfg.arm_light))
-        reach = (edge > dim * cfg.arm_threshold + _ring_median(edge)) & (
-            far > dim * cfg.arm_outer_threshold + _ring_median(far)
+        # (``far`` gives each edge cell its neighbours' value too: an arm there is two cells wider.)
+        half = cfg.arm_ring_half
+        reach = (edge > dim * cfg.arm_threshold + _ring_baseline(edge, half)) & (
+            far > dim * cfg.arm_outer_threshold + _ring_baseline(far, half + 1)
         )
         arm = changed & reach
         # A hand is never a lone skin-coloured cell (that is a red or orange chip): its arm joins

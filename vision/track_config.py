@@ -58,9 +58,13 @@ class TrackConfig:
     hand_min_cells: int = 3
     """Skin-like cells count as a hand only in a changed region at least this large."""
     arm_threshold: float = 10.0
-    """Mean difference of the margin beside a changed edge cell (beyond the median all round the
-    grid) that means something reaches in over the edge (an arm): its changed region is unknown
-    even when it holds still."""
+    """Mean difference of the margin beside a changed edge cell (beyond the median along the edge
+    around it, ``arm_ring_half``) that means something reaches in over the edge (an arm): its
+    changed region is unknown even when it holds still."""
+    arm_ring_half: int = 4
+    """Edge cells each side of an edge cell (round the grid) whose margin's median is the light's
+    share of its change: an arm crosses the margin over one to four cells (a classic board's are
+    small), a lamp or a cast shadow changes a longer stretch of it."""
     arm_outer_threshold: float = 5.0
     """The same for the margin's outer half (beside the cell or a neighbour): a chip on an edge
     cell may overhang the inner half, an arm crosses it all."""
