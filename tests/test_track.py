@@ -334,6 +334,20 @@ def test_bump_moves_no_chips_and_relocks() -> None:
     assert_relocked_and_following(tracker, table, out, start=len(ups))
 
 
+def test_a_turn_of_the_board_about_its_middle_is_relocked() -> None:
+    """A knock that turns a dimly lit board about its middle (1 degree, no shift) changes too few
+    cells to be a bump, and the whole board's shift is nil: the lock is still checked quarter
+    by quarter, and re-locked (game 157005: the turned grid read red face cards as red chips
+    in a game red was not playing, and missed a removal)."""
+    table = Table(chips={(1, 1): "blue", (8, 8): "green", (4, 6): "red"}, seed=5, light=0.6)
+    tracker, ups = started(table)
+    table.rotate_deg = 1.0
+    out = run(tracker, (table.frame() for _ in range(20)), start=len(ups))
+    assert commits(out) == []
+    assert any(u.relocked for u in out)
+    assert_relocked_and_following(tracker, table, out, start=len(ups))
+
+
 def bump_under_a_new_lamp(table: Table) -> None:
     """The lamp turned up until the cards clip, and a small bump (the old grid ends 2.5 px off)."""
     table.light = 1.5

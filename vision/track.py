@@ -70,8 +70,8 @@ from vision.motion import (
     edge_difference,
     grey,
     large_regions,
+    largest_shift,
     new_skin,
-    phase_shift,
     region_sizes,
     regions_touching,
     relative_gain,
@@ -887,9 +887,10 @@ class BoardTracker:
     # -- bumps, drift, light --------------------------------------------------------------------
 
     def _drifted(self, norm: np.ndarray) -> bool:
+        """Has the board moved under the lock: shifted, or turned (its quarters shifted)?"""
         assert self._bg_grey is not None
-        dx, dy, _ = phase_shift(grey(norm), self._bg_grey)
-        return math.hypot(dx, dy) >= self.config.drift_px
+        whole, quarter = largest_shift(grey(norm), self._bg_grey)
+        return whole >= self.config.drift_px or quarter >= self.config.drift_quarter_px
 
     def _realign(self, frame: np.ndarray, norm: np.ndarray, before: np.ndarray) -> bool:
         """Align the board to the background by ECC and re-lock; True when it moved and now fits.

@@ -125,6 +125,9 @@ class TrackConfig:
     """Check the lock by phase correlation every this many still frames."""
     drift_px: float = 0.6
     """Phase-correlation shift (rectified pixels) that means the board moved under the lock."""
+    drift_quarter_px: float = 1.0
+    """The same for a quarter of the board (a turn shifts the quarters, not the whole): less
+    of the board, a noisier shift."""
     drift_backoff_seconds: float = 2.0
     """After a drift alarm that re-alignment did not confirm, the check rests this long."""
     adapt_rate: float = 0.05
