@@ -186,6 +186,17 @@ def test_teams_alternate_and_a_passing_hand_is_not_a_turn() -> None:
     assert passes > 0, "these seeds should include hands that pass without playing"
 
 
+def test_a_game_that_fills_the_board_with_no_sequence_ends_there() -> None:
+    """Three teams that always block each other's four-in-a-row can fill the board with no
+    sequence (live game 158000 did): the game ends there, no chip put on a taken cell."""
+    spec = GameSpec(seed=0, edition="classic", teams=("yellow", "red", "blue"), fps=5, size=SMALL,
+                    max_moves=200, block_chance=1.0, pass_chance=0.0, removal_chance=0.0)
+    sim = simulate_game(spec)
+    assert not any(e["type"] == "win" for e in sim.events)
+    assert all(label != "empty" for row in sim.states[-1].labels for label in row)
+    assert sum(e["type"] == "placed" for e in sim.events) == 96
+
+
 def test_each_team_keeps_a_pile_of_its_chips_beside_the_board(classic) -> None:
     """``piles``: a pile of each team's chips on the table, and the same game played (the piles
     come from a stream of their own)."""

@@ -375,9 +375,13 @@ class _Script:
             out.append((own, empty))
         return out
 
+    def empties(self) -> list[Cell]:
+        """The cells a chip may still be put on."""
+        return [(r, c) for r in range(SIZE) for c in range(SIZE)
+                if (r, c) not in CORNERS and self.board.chip((r, c)) is None]
+
     def choose_place(self, team: str) -> Cell:
-        empties = [(r, c) for r in range(SIZE) for c in range(SIZE)
-                   if (r, c) not in CORNERS and self.board.chip((r, c)) is None]
+        empties = self.empties()
         if self.rng.random() < self.spec.block_chance:  # stop an opponent one chip short
             threats = [w for t in self.spec.teams if t != team for w in self._windows_for(t) if w[0] == 4]
             if threats:
@@ -447,7 +451,8 @@ def simulate_game(spec: GameSpec) -> GameSim:
     seat_of = {t: [side for side, team in s.seats if team == t] for t in spec.teams}
     turn = 0
     winner = None
-    while turn < n_turns_est and winner is None:
+    # (A board filled with no sequence ends the game: three teams blocking each other can do it.)
+    while turn < n_turns_est and winner is None and s.empties():
         team = spec.teams[turn % len(spec.teams)]
         sides = seat_of[team]
         side = sides[(turn // len(spec.teams)) % len(sides)]
