@@ -519,6 +519,29 @@ def test_a_chip_on_the_edge_under_a_cast_shadow_is_no_arm() -> None:
     assert [u.committed for u in commits(more)] == [expected(table)]
 
 
+def margin_glare(frame: np.ndarray, table: Table) -> np.ndarray:
+    """``frame`` with a lamp's glare on the margin beside (1, 9), not on the cells: light that
+    changes the margin there and not the cells beside it."""
+    x, y = table.cell_centre_px((1, 9))
+    spot = np.zeros(frame.shape[:2], np.float32)
+    cv2.circle(spot, (round(x + 22), round(y)), 6, 1.0, -1)
+    spot = cv2.GaussianBlur(spot, (0, 0), 4.0)
+    return np.clip(frame + 90.0 * spot[..., None] / spot.max(), 0, 255).astype(np.uint8)
+
+
+def test_a_margin_the_light_changed_and_nothing_moves_in_is_no_arm_for_long() -> None:
+    """A glare on the margin beside a corner cell, and not on the cell, looks like an arm
+    reaching in there, but nothing came in moving: after ``arm_still_seconds`` the margin's look
+    is renewed and a chip put down on the cell is committed (game 158006: after a dimmed lamp,
+    the margin beside a corner was an arm for good, and the moves beside it unseen for 30 s)."""
+    table = Table(chips={(2, 2): "green"}, seed=33)
+    tracker, ups = started(table)
+    table.chips[(1, 9)] = "red"
+    seconds = TrackConfig().arm_still_seconds + 2.0
+    out = run(tracker, (margin_glare(table.frame(), table) for _ in range(round(seconds * FPS))), start=len(ups))
+    assert [u.committed for u in commits(out)] == [expected(table)]
+
+
 def busy_turns(table: Table, cell: tuple[int, int], *, turns: int = 5, place_on_turn: int | None = None) -> list:
     """Frames of a busy table: ``turns`` times a hand reaches to ``cell``, rests, leaves, and the
     board is quiet for 0.8 s (never 3 s in a row); on ``place_on_turn`` it puts a red chip there."""

@@ -260,6 +260,8 @@ class BoardTracker:
         self._changed = np.zeros(shape, dtype=bool)
         self._held = np.zeros(shape, dtype=bool)
         """The last frame's changed cells, with those held by hysteresis (``change_keep_threshold``)."""
+        self._reach_still_since = np.full(shape, np.nan)
+        """Since when each edge cell's margin has looked reached into with nothing moving near it."""
         self._pending = np.zeros(shape, dtype=bool)
         self._pending_until = -math.inf
         self._cand_label = np.full(shape, "", dtype=object)
@@ -460,6 +462,7 @@ class BoardTracker:
             pending = np.zeros_like(pending)
         self._pending, self._changed = pending, np.zeros_like(self._changed)
         self._held = np.zeros_like(self._held)
+        self._reach_still_since[:] = np.nan
         if pending.any():
             self._pending_until = self._t + self.config.pending_seconds
             log.info("frame %d: cells %s changed before the new view; reading them again",
@@ -528,12 +531,14 @@ class BoardTracker:
         reach = (edge > dim * cfg.arm_threshold + _ring_baseline(edge, half)) & (
             far > dim * cfg.arm_outer_threshold + _ring_baseline(far, half + 1)
         )
-        arm = changed & reach
         # A hand is never a lone skin-coloured cell (that is a red or orange chip): its arm joins
         # it, and the arm comes in over the edge (a line of flipped chips under warm light is
         # skin-coloured too, but nothing crosses the edge to it).
         body = changed | skin | moving
-        skin &= (region_sizes(body) >= cfg.hand_min_cells) & regions_touching(body, reach)
+        skin &= region_sizes(body) >= cfg.hand_min_cells
+        reach = self._absorb_still_margin(co_norm, reach, moving | skin, t)
+        arm = changed & reach
+        skin &= regions_touching(body, reach)
         seeds = moving | skin | arm
         hand = dilate_cells(skin, cfg.occlusion_grow)
         board_wide = max(float((changed & ~hand).mean()), float(moving.mean()))
@@ -770,6 +775,43 @@ class BoardTracker:
             log.info("frame %d: %s changed in light only, not in colour: no chip", self._index,
                      _cells_of(shaded, self._cand_label))
         return shaded
+
+    def _absorb_still_margin(self, co_norm: np.ndarray, reach: np.ndarray, stirring: np.ndarray,
+                             t: float) -> np.ndarray:
+        """``reach`` less the edge cells whose margin has looked reached into for
+        ``arm_still_seconds`` with nothing moving or skin-coloured on or beside them: an arm comes
+        in moving; a margin the light changed otherwise than the cells (a lamp dimmed under a
+        glare that did not) stays so with nothing moving. Their margin's background becomes its
+        current look (game 158006: after a dimmed lamp, the margin beside a corner read as an arm
+        for good, and the flipped line beside it, with every chip put down next to it, was unknown
+        for 30 s)."""
+        still = reach & ~dilate_cells(stirring, 1)
+        self._reach_still_since[~still] = np.nan
+        self._reach_still_since[still & np.isnan(self._reach_still_since)] = t
+        stale = still & (t - self._reach_still_since >= self.config.arm_still_seconds)
+        if not stale.any():
+            return reach
+        log.info("frame %d: the margin beside %s has looked reached into, with nothing moving, for "
+                 "%.0f s: light, no arm", self._index, _cells_of(stale), self.config.arm_still_seconds)
+        assert self._bg_co is not None
+        m = self._margin_mask(stale)
+        self._bg_co = self._bg_co * (1 - m) + co_norm * m
+        self._reach_still_since[stale] = np.nan
+        return reach & ~stale
+
+    def _margin_mask(self, cells: np.ndarray) -> np.ndarray:
+        """``(h, w, 1)`` float32 mask of the coarse margin pixels beside the edge cells among
+        ``cells`` (10x10 bool; a corner cell's two sides and the margin's corner)."""
+        rf = self._rectifier
+        assert rf is not None
+        f = rf.block
+        w, h = rf.size
+        ch, cw, y, x = rf.cell_h // f, rf.cell_w // f, rf.margin_y // f, rf.margin_x // f
+        rows = [y, *[ch] * SIZE, h // f - y - SIZE * ch]
+        cols = [x, *[cw] * SIZE, w // f - x - SIZE * cw]
+        ring = np.pad(cells, 1, mode="edge").astype(np.float32)
+        ring[1:-1, 1:-1] = 0.0
+        return np.repeat(np.repeat(ring, rows, axis=0), cols, axis=1)[..., None]
 
     def _pixel_mask(self, cells: np.ndarray, *, coarse: bool) -> np.ndarray:
         """``(h, w, 1)`` float32 mask of the rectified (or coarse) pixels of ``cells`` (10x10 bool)."""

@@ -68,6 +68,10 @@ class TrackConfig:
     arm_outer_threshold: float = 5.0
     """The same for the margin's outer half (beside the cell or a neighbour): a chip on an edge
     cell may overhang the inner half, an arm crosses it all."""
+    arm_still_seconds: float = 6.0
+    """An edge cell's margin that has looked reached into this long with nothing moving or
+    skin-coloured on or beside it is light, not an arm: its background is renewed. (A hand
+    resting still over the board rests for a second or two; it came in moving.)"""
     arm_light: float = 180.0
     """Grey level of the card faces (the background cells' upper quartile) in ordinary light.
     Under less light both arm thresholds shrink with it (down to ``arm_light_floor`` times):
