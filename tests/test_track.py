@@ -474,11 +474,11 @@ def test_chip_on_the_edge_is_committed_after_an_uneven_lamp() -> None:
 def side_shade(table: Table, top_row: int) -> np.ndarray:
     """``(H, W)`` gain of a soft cast shadow (a person's standing by the table) over the left
     side from row ``top_row`` down: the margin there, column 0 and half of column 1."""
-    frame = table.frame()
+    width, height = SIZE_WH
     x_in, _ = table.cell_centre_px((top_row, 1))
     _, y_top = table.cell_centre_px((top_row, 0))
-    mask = np.zeros(frame.shape[:2], np.float32)
-    cv2.rectangle(mask, (0, round(y_top)), (round(x_in), frame.shape[0]), 1.0, -1)
+    mask = np.zeros((height, width), np.float32)
+    cv2.rectangle(mask, (0, round(y_top)), (round(x_in), height), 1.0, -1)
     return 1.0 - 0.4 * cv2.GaussianBlur(mask, (0, 0), 30.0)
 
 

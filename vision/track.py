@@ -802,28 +802,25 @@ class BoardTracker:
     def _margin_mask(self, cells: np.ndarray) -> np.ndarray:
         """``(h, w, 1)`` float32 mask of the coarse margin pixels beside the edge cells among
         ``cells`` (10x10 bool; a corner cell's two sides and the margin's corner)."""
-        rf = self._rectifier
-        assert rf is not None
-        f = rf.block
-        w, h = rf.size
-        ch, cw, y, x = rf.cell_h // f, rf.cell_w // f, rf.margin_y // f, rf.margin_x // f
-        rows = [y, *[ch] * SIZE, h // f - y - SIZE * ch]
-        cols = [x, *[cw] * SIZE, w // f - x - SIZE * cw]
         ring = np.pad(cells, 1, mode="edge").astype(np.float32)
         ring[1:-1, 1:-1] = 0.0
-        return np.repeat(np.repeat(ring, rows, axis=0), cols, axis=1)[..., None]
+        return self._board_mask(ring, coarse=True)
 
     def _pixel_mask(self, cells: np.ndarray, *, coarse: bool) -> np.ndarray:
         """``(h, w, 1)`` float32 mask of the rectified (or coarse) pixels of ``cells`` (10x10 bool)."""
+        return self._board_mask(np.pad(cells, 1).astype(np.float32), coarse=coarse)
+
+    def _board_mask(self, blocks: np.ndarray, *, coarse: bool) -> np.ndarray:
+        """``(h, w, 1)`` float32: a ``(12, 12)`` array (the margin round the 10x10 cells) spread
+        over the rectified (or coarse) board's pixels, each margin side one block deep."""
         rf = self._rectifier
         assert rf is not None
         f = rf.block if coarse else 1
         w, h = rf.size
-        mask = np.zeros((h // f, w // f), dtype=np.float32)
-        block = np.kron(cells.astype(np.float32), np.ones((rf.cell_h // f, rf.cell_w // f), np.float32))
-        y, x = rf.margin_y // f, rf.margin_x // f
-        mask[y : y + block.shape[0], x : x + block.shape[1]] = block
-        return mask[..., None]
+        ch, cw, y, x = rf.cell_h // f, rf.cell_w // f, rf.margin_y // f, rf.margin_x // f
+        rows = [y, *[ch] * SIZE, h // f - y - SIZE * ch]
+        cols = [x, *[cw] * SIZE, w // f - x - SIZE * cw]
+        return np.repeat(np.repeat(blocks, rows, axis=0), cols, axis=1)[..., None]
 
     def _absorb(self, norm: np.ndarray, cells: np.ndarray) -> None:
         """The current look of ``cells`` becomes their background (``norm``: gain-normalised rect)."""
