@@ -1224,6 +1224,37 @@ def test_a_chip_taken_off_is_committed_at_once_where_the_cell_looks_as_it_did_em
     assert (done[0].index - len(ups)) / FPS <= 0.5
 
 
+class HintedReader(CentreColourReader):
+    """``CentreColourReader`` that takes the white hint (as the tracker's own reader does) and
+    sees no white chip anywhere."""
+
+    def read(self, frame: np.ndarray, corners: np.ndarray, *,
+             white_possible: np.ndarray | None = None) -> SimpleNamespace:
+        return super().read(frame, corners)
+
+
+def test_a_chip_taken_off_is_committed_though_chips_put_down_beside_it_since_shade_its_card() -> None:
+    """A Jumbo game: red's chip, then a green and a blue chip beside it that overhang its cell,
+    then red's chip is taken off (a one-eyed jack). The card no longer looks as it did empty (the
+    neighbours' rims and shadows lie on it), but far nearer that than the red chip: the reader,
+    told a white chip may lie there, reads it empty, and the removal is committed (games 160002
+    and 162006 of ``live_accuracy``: such removals were refused for good, and the next moves
+    were out of turn)."""
+    table = Table(new_game=True, seed=16)
+    empty = Table(new_game=True, seed=99)
+    reader = HintedReader(empty.frame(), table.corners())
+    tracker = BoardTracker(edition="jumbo", corners=table.corners(), reader=reader)
+    ups = run(tracker, (table.frame() for _ in range(12)))
+    for cell, colour, offset in (((4, 4), "red", (0.0, 0.0)), ((4, 5), "green", (-0.2, 0.0)),
+                                 ((3, 4), "blue", (0.0, 0.2))):
+        table.chips[cell], table.offsets[cell] = colour, offset
+        ups += run(tracker, (table.frame() for _ in range(20)), start=len(ups))
+    assert commits(ups)[-1].committed == expected(table)
+    del table.chips[(4, 4)]
+    out = run(tracker, (table.frame() for _ in range(30)), start=len(ups))
+    assert [u.committed for u in commits(out)] == [expected(table)]
+
+
 def test_a_move_read_at_once_does_not_overtake_an_earlier_one_still_being_read() -> None:
     """Blue puts a chip down that the reader is unsure of; green's chip, put down a moment
     later, is read at once. Committed alone it would reach the engine first: an out-of-turn

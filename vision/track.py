@@ -587,7 +587,7 @@ class BoardTracker:
         self._clear_since[candidates & np.isnan(self._clear_since)] = t
         self._first_clear[~(readable | self._pending)] = np.nan
         self._first_clear[candidates & np.isnan(self._first_clear)] = t
-        committed = self._consider(frame, norm, co_norm, candidates, t)
+        committed = self._consider(frame, norm, co_norm, change, candidates, t)
         self._cand_since[~candidates] = np.nan
         self._cand_read[~candidates] = np.nan
         self._cand_frames[~candidates] = 0
@@ -623,10 +623,12 @@ class BoardTracker:
         return later & (t - self._first_clear < self.config.order_hold_seconds)
 
     def _consider(
-        self, frame: np.ndarray, norm: np.ndarray, co_norm: np.ndarray, candidates: np.ndarray, t: float
+        self, frame: np.ndarray, norm: np.ndarray, co_norm: np.ndarray, change: np.ndarray,
+        candidates: np.ndarray, t: float,
     ) -> list[list[str]] | None:
         """Read changed cells once they have been clear for ``still_seconds`` (unsure ones again
-        every ``reread_seconds``) and commit whole changed regions whose reading is sure."""
+        every ``reread_seconds``) and commit whole changed regions whose reading is sure.
+        ``change``: each cell's difference from the background (its look at the last commit)."""
         cfg = self.config
         assert self.committed is not None
         clear_for = t - np.nan_to_num(self._clear_since, nan=t)
@@ -666,6 +668,7 @@ class BoardTracker:
             empties = self._has_empty & (self.committed == "empty")
             drift = float(np.median(from_empty[empties])) if empties.any() else 0.0
             looks_empty = self._has_empty & (from_empty < math.hypot(cfg.change_threshold, drift))
+            looks_empty |= self._chip_taken_off(from_empty, change) & sure
             # An "empty" reading of a cell that looks as it did empty needs no patience (the
             # reader is unsure of every cell glare clipped: a chip taken off an over-exposed mat).
             sure |= as_empty & (self._cand_label == "empty") & (self._cand_conf >= cfg.min_confidence_patient)
@@ -758,6 +761,17 @@ class BoardTracker:
         self._last_still_frame = frame.copy()
         self._ref_cache = None
         return _grid(new)
+
+    def _chip_taken_off(self, from_empty: np.ndarray, change: np.ndarray) -> np.ndarray:
+        """Cells holding a team chip that look far nearer their empty look (``from_empty``) than
+        their look with the chip (``change``), where no flip is owed and the reader was told a
+        white chip may lie there: read empty, the chip was taken off. (Without the hint, or where
+        a sequence is to be turned, a white chip on a white card is as near its empty look.)"""
+        assert self.committed is not None
+        if not _takes_white_hint(self._reader_for()):
+            return np.zeros_like(self.committed, dtype=bool)
+        team = np.isin(self.committed, TEAM_COLOURS) & ~to_be_flipped(self.committed)
+        return team & (from_empty < self.config.removed_empty_ratio * change)
 
     def _shade_only(self, ready: np.ndarray, co_norm: np.ndarray) -> np.ndarray:
         """Empty cells about to take a new coloured chip whose colour is as in the background

@@ -92,6 +92,12 @@ class TrackConfig:
     patient_seconds: float = 1.0
     """... and commit (down to ``min_confidence_patient``) once the same for this long."""
     min_confidence_patient: float = 0.2
+    removed_empty_ratio: float = 0.5
+    """A team chip read surely empty by a reader told a white chip may lie there (no flip owed
+    there), in a cell now at most this fraction as far from its own empty look as from its look
+    with the chip, was taken off, however out of date that empty look (chips put down beside it
+    since shade it; the light moved on). Games 160002 and 162006 of ``live_accuracy``: two
+    jacks' removals, 9 and 13 from the empty look and 39 and 31 from the chip, were refused."""
     first_board_stray_chips: int = 1
     """A first board with this few chips (or only white ones) is a new game's empty board, misread."""
     empty_reference: bool = True
