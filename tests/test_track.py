@@ -830,6 +830,16 @@ def shadowed(frame: np.ndarray, table: Table, cell: tuple[int, int]) -> np.ndarr
     return out.astype(np.uint8)
 
 
+def tinted(frame: np.ndarray, *, strength: float, seed: int = 3) -> np.ndarray:
+    """``frame`` under an uneven colour cast: each channel's gain drifts smoothly across the
+    picture by up to ``strength`` (a large coloured sleeve in view, a camera's white balance
+    pulled by it)."""
+    rng = np.random.default_rng(seed)
+    coarse = 1.0 + strength * rng.uniform(-1.0, 1.0, (3, 4, 3)).astype(np.float32)
+    field = cv2.resize(coarse, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_CUBIC)
+    return np.clip(frame.astype(np.float32) * field, 0, 255).astype(np.uint8)
+
+
 @pytest.mark.parametrize("new_game", [True, False])
 def test_a_shadow_read_as_a_chip_is_no_move_but_a_chip_beside_it_is(new_game: bool) -> None:
     """An arm's shadow across an empty card changes the cell's light, not its colour: however
@@ -848,6 +858,27 @@ def test_a_shadow_read_as_a_chip_is_no_move_but_a_chip_beside_it_is(new_game: bo
     assert out[-1].labels[4][4] == "empty"
     table.chips[(2, 2)] = "red"
     more = run(tracker, (shadowed(table.frame(), table, (4, 4)) for _ in range(10)), start=len(ups) + 30)
+    assert [u.committed for u in commits(more)] == [expected(table)]
+
+
+def test_a_shadow_under_an_uneven_colour_cast_is_no_chip_but_a_chip_put_down_in_it_is() -> None:
+    """A sleeve in view casts colour unevenly over the whole picture while its shadow lies
+    across an empty card: the shadowed card changes colour no more than the untouched ones, so
+    however the reader names it, it is no chip (game 160007 of ``live_accuracy``: a card in a
+    purple sleeve's shadow read green). A red chip put down under the same cast is committed."""
+    table = Table(new_game=True, seed=15)
+    empty = Table(new_game=True, seed=99)
+    reader = ShadeFooledReader(empty.frame(), table.corners(), (4, 4))
+    tracker = BoardTracker(edition="classic", corners=table.corners(), reader=reader)
+    ups = run(tracker, (table.frame() for _ in range(12)))
+
+    def cast() -> np.ndarray:
+        return tinted(shadowed(table.frame(), table, (4, 4)), strength=0.15)
+
+    out = run(tracker, (cast() for _ in range(30)), start=len(ups))
+    assert commits(out) == []
+    table.chips[(2, 2)] = "red"
+    more = run(tracker, (cast() for _ in range(10)), start=len(ups) + 30)
     assert [u.committed for u in commits(more)] == [expected(table)]
 
 

@@ -776,15 +776,19 @@ class BoardTracker:
     def _shade_only(self, ready: np.ndarray, co_norm: np.ndarray) -> np.ndarray:
         """Empty cells about to take a new coloured chip whose colour is as in the background
         (their empty look since the last commit): what changed them is a shade (an arm's shadow
-        across a red card reads as a red chip), not a chip. Not pending cells: a new background
-        (light, a bump) was taken with their chip in it."""
+        across a red card reads as a red chip), or no more than the untouched empty cards' colour
+        changed meanwhile, not a chip. Not pending cells: a new background (light, a bump) was
+        taken with their chip in it."""
         assert self.committed is not None and self._bg_co is not None and self._rectifier is not None
+        cfg = self.config
         coloured = getattr(getattr(self._reader_for(), "colour_model", None), "coloured_labels", ())
         new = ready & ~self._pending & (self.committed == "empty") & np.isin(self._cand_label, coloured)
         if not new.any():
             return new
-        colour = chroma_change(co_norm, self._bg_co, self._rectifier, inner=self.config.motion.inner_fraction)
-        shaded = new & (colour < self.config.min_chip_colour)
+        colour = chroma_change(co_norm, self._bg_co, self._rectifier, inner=cfg.motion.inner_fraction)
+        untouched = ~self._held & (self.committed == "empty")
+        board = float(np.median(colour[untouched])) if untouched.any() else 0.0
+        shaded = new & (colour < max(cfg.min_chip_colour, cfg.chip_colour_over_board * board))
         if shaded.any():
             log.info("frame %d: %s changed in light only, not in colour: no chip", self._index,
                      _cells_of(shaded, self._cand_label))
