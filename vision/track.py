@@ -790,8 +790,8 @@ class BoardTracker:
         board = float(np.median(colour[untouched])) if untouched.any() else 0.0
         shaded = new & (colour < max(cfg.min_chip_colour, cfg.chip_colour_over_board * board))
         if shaded.any():
-            log.info("frame %d: %s changed in light only, not in colour: no chip", self._index,
-                     _cells_of(shaded, self._cand_label))
+            log.info("frame %d: %s changed in light only, or in colour no more than the board: no chip",
+                     self._index, _cells_of(shaded, self._cand_label))
         return shaded
 
     def _absorb_still_margin(self, co_norm: np.ndarray, reach: np.ndarray, stirring: np.ndarray,

@@ -35,7 +35,7 @@ class TrackConfig:
     """... and at least this many times the median colour change of the untouched empty cards:
     a large sleeve in view tints the whole picture unevenly (game 160007: the untouched cards
     moved 0.018 and a card in the arm's shadow 0.021, read green). The 310 readings of chips put
-    down in 9 games changed their cells 14 to 110 times the board's level."""
+    down in 9 games changed their cells 14 to 112 times the board's level."""
     max_cell_gain: float = 2.5
     """Light may brighten or darken one cell at most this much (beyond it is a change)."""
     max_change_region: int = 10
