@@ -1286,6 +1286,45 @@ def test_a_chip_taken_off_is_committed_though_chips_put_down_beside_it_since_sha
     assert [u.committed for u in commits(out)] == [expected(table)]
 
 
+class WhiteBlindReader(HintedReader):
+    """``HintedReader`` that, once ``blind`` is set, reads each of ``cells`` empty and sure: white
+    chips unseen on white cards, as the real reader misses them on an over-exposed mat."""
+
+    def __init__(self, empty_frame: np.ndarray, corners: np.ndarray, cells: list[tuple[int, int]]) -> None:
+        super().__init__(empty_frame, corners)
+        self.cells, self.blind = cells, False
+
+    def read(self, frame: np.ndarray, corners: np.ndarray, *,
+             white_possible: np.ndarray | None = None) -> SimpleNamespace:
+        out = super().read(frame, corners)
+        if self.blind:
+            for r, c in self.cells:
+                out.labels[r][c], out.confidence[r, c] = "empty", 0.9
+        return out
+
+
+def test_a_completed_sequence_turned_white_and_read_empty_is_not_taken_off() -> None:
+    """Red completes a sequence on the Jumbo mat and turns it over; the reader, though told white
+    chips may lie there, reads the white chips empty. They look nearer their empty cards than
+    their red chips, but a flip is owed there: it is not five chips taken off (which the engine
+    would answer with alarms), and the red labels are kept until the white is seen."""
+    line = [(6, c) for c in range(2, 7)]
+    table = Table(new_game=True, seed=17)
+    reader = WhiteBlindReader(Table(new_game=True, seed=99).frame(), table.corners(), line)
+    tracker = BoardTracker(edition="jumbo", corners=table.corners(), reader=reader)
+    ups = run(tracker, (table.frame() for _ in range(12)))
+    for cell in line:
+        table.chips[cell] = "red"
+        ups += run(tracker, (table.frame() for _ in range(10)), start=len(ups))
+    assert commits(ups)[-1].committed[6][2:7] == ["red"] * 5
+    for cell in line:
+        table.chips[cell] = "flipped"
+    reader.blind = True
+    out = run(tracker, (table.frame() for _ in range(60)), start=len(ups))
+    assert commits(out) == []
+    assert out[-1].labels[6][2:7] == ["red"] * 5
+
+
 def test_a_move_read_at_once_does_not_overtake_an_earlier_one_still_being_read() -> None:
     """Blue puts a chip down that the reader is unsure of; green's chip, put down a moment
     later, is read at once. Committed alone it would reach the engine first: an out-of-turn
