@@ -7,6 +7,7 @@ from vision.cell_model import load_chip_nets
 from vision.detect import DetectConfig, detect
 from vision.flipped import (
     FlippedPrior,
+    being_flipped,
     flipped_lines,
     line_inputs,
     read_flipped_as_lines,
@@ -285,3 +286,20 @@ def test_the_chips_to_be_flipped_are_those_of_a_completed_sequence():
     expected = np.zeros((10, 10), bool)
     expected[0, [1, 2, 4]] = True
     assert (to_be_flipped(np.array(board, dtype=object)) == expected).all()
+
+
+def test_a_completed_sequence_is_being_flipped_once_one_of_its_five_is_white():
+    """The chips of a completed sequence are being turned over once a chip of its five is read
+    white (or was committed white); another completed sequence, with no white chip, is not."""
+    board = np.array(_board({
+        **{(2, c): "blue" for c in range(3, 8)},
+        **{(6, c): "red" for c in range(1, 6)},
+        (8, 1): "flipped", **{(8, c): "yellow" for c in range(2, 6)},
+    }), dtype=object)
+    white = np.zeros((10, 10), bool)
+    white[2, 5] = True
+    expected = np.zeros((10, 10), bool)
+    expected[2, 3:8] = True
+    expected[8, 2:6] = True
+    assert (being_flipped(board, white) == expected).all()
+    assert not being_flipped(board, np.zeros((10, 10), bool))[2].any()

@@ -1287,19 +1287,21 @@ def test_a_chip_taken_off_is_committed_though_chips_put_down_beside_it_since_sha
 
 
 class WhiteBlindReader(HintedReader):
-    """``HintedReader`` that, once ``blind`` is set, reads each of ``cells`` empty and sure: white
-    chips unseen on white cards, as the real reader misses them on an over-exposed mat."""
+    """``HintedReader`` that, once ``blind`` is set, reads each of ``cells`` empty at
+    ``confidence``: white chips unseen on white cards, as the real reader misses them on an
+    over-exposed mat."""
 
-    def __init__(self, empty_frame: np.ndarray, corners: np.ndarray, cells: list[tuple[int, int]]) -> None:
+    def __init__(self, empty_frame: np.ndarray, corners: np.ndarray, cells: list[tuple[int, int]],
+                 confidence: float = 0.9) -> None:
         super().__init__(empty_frame, corners)
-        self.cells, self.blind = cells, False
+        self.cells, self.confidence, self.blind = cells, confidence, False
 
     def read(self, frame: np.ndarray, corners: np.ndarray, *,
              white_possible: np.ndarray | None = None) -> SimpleNamespace:
         out = super().read(frame, corners)
         if self.blind:
             for r, c in self.cells:
-                out.labels[r][c], out.confidence[r, c] = "empty", 0.9
+                out.labels[r][c], out.confidence[r, c] = "empty", self.confidence
         return out
 
 
@@ -1323,6 +1325,28 @@ def test_a_completed_sequence_turned_white_and_read_empty_is_not_taken_off() -> 
     out = run(tracker, (table.frame() for _ in range(60)), start=len(ups))
     assert commits(out) == []
     assert out[-1].labels[6][2:7] == ["red"] * 5
+
+
+def test_a_sequence_turned_white_is_flipped_though_the_reader_sees_only_one_white_chip() -> None:
+    """Red turns a completed sequence over on an over-exposed Jumbo mat: the white chips look just
+    like their empty cards. The reader sees one of them white and unsurely calls the other four
+    empty. A white chip among the five says the line is being turned over: all five are flipped,
+    not four chips taken off (game 166000 of ``live_accuracy``: four alarms)."""
+    line = [(6, c) for c in range(2, 7)]
+    table = Table(new_game=True, seed=17)
+    blind = WhiteBlindReader(Table(new_game=True, seed=99).frame(), table.corners(), line[:4], confidence=0.45)
+    reader = WhiteChipReader(blind, line[4], confidence=0.5)
+    tracker = BoardTracker(edition="jumbo", corners=table.corners(), reader=reader)
+    ups = run(tracker, (table.frame() for _ in range(12)))
+    for cell in line:
+        table.chips[cell] = "red"
+        ups += run(tracker, (table.frame() for _ in range(10)), start=len(ups))
+    assert commits(ups)[-1].committed[6][2:7] == ["red"] * 5
+    for cell in line:
+        del table.chips[cell]  # turned over: the look of the empty card again
+    blind.blind = reader.white = True
+    done = commits(run(tracker, (table.frame() for _ in range(30)), start=len(ups)))
+    assert [u.committed[6][2:7] for u in done] == [["flipped"] * 5]
 
 
 def test_a_move_read_at_once_does_not_overtake_an_earlier_one_still_being_read() -> None:

@@ -353,19 +353,40 @@ def white_windows(white: np.ndarray) -> np.ndarray:
     return covered[_WINDOW_CELLS].all(axis=1)
 
 
+def _completed_windows(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``labels`` flattened ``(100,)`` and ``(192,)`` bool: the windows that are five in a row of
+    one team (free corners count, and chips of it already turned white)."""
+    flat = np.asarray(labels, dtype=object).reshape(-1)
+    windows = flat[_WINDOW_CELLS]
+    white = (windows == "flipped") | ~_WINDOW_PLAIN
+    line = np.zeros(len(windows), bool)
+    for team in TEAM_COLOURS:
+        own = windows == team
+        line |= (own | white).all(axis=1) & own.any(axis=1)
+    return flat, line
+
+
+def _team_chips_of(flat: np.ndarray, line: np.ndarray) -> np.ndarray:
+    """``(10, 10)`` bool: the team chips in the windows ``line`` ``(192,)`` marks."""
+    out = np.zeros(SIZE * SIZE, bool)
+    out[_WINDOW_CELLS[line]] = True
+    return (out & np.isin(flat, TEAM_COLOURS)).reshape(SIZE, SIZE)
+
+
 def to_be_flipped(labels: np.ndarray) -> np.ndarray:
     """``(10, 10)`` bool: the chips of every five in a row of one team (free corners count, and
     chips of it already turned white): a completed sequence, whose chips players turn white next.
     A white reading there is what the tracker expects (``vision.track``)."""
-    flat = np.asarray(labels, dtype=object).reshape(-1)
-    windows = flat[_WINDOW_CELLS]
-    white = (windows == "flipped") | ~_WINDOW_PLAIN
-    out = np.zeros(SIZE * SIZE, bool)
-    for team in TEAM_COLOURS:
-        own = windows == team
-        line = (own | white).all(axis=1) & own.any(axis=1)
-        out[_WINDOW_CELLS[line]] = True
-    return (out & np.isin(flat, TEAM_COLOURS)).reshape(SIZE, SIZE)
+    return _team_chips_of(*_completed_windows(labels))
+
+
+def being_flipped(labels: np.ndarray, white: np.ndarray) -> np.ndarray:
+    """``(10, 10)`` bool: the chips of every completed sequence (``to_be_flipped``) whose five
+    hold a white chip, one in ``white`` ``(10, 10)`` bool or one ``labels`` already has: a line
+    the players are turning over."""
+    flat, line = _completed_windows(labels)
+    turned = np.asarray(white, bool).reshape(-1) | (flat == "flipped")
+    return _team_chips_of(flat, line & turned[_WINDOW_CELLS].any(axis=1))
 
 
 def _white_prob(patch_probs: np.ndarray, white_read: np.ndarray) -> np.ndarray:

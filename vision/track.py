@@ -58,7 +58,7 @@ from engine.labels import TEAM_COLOURS, Label
 from engine.layout import EDITIONS, SIZE
 from vision.clipping import clip_levels
 from vision.colour import NO_COLOUR, lacks_colour
-from vision.flipped import to_be_flipped
+from vision.flipped import being_flipped, to_be_flipped
 from vision.geometry import guess_edition, mirrored, shift_in_cells
 from vision.motion import (
     Rectifier,
@@ -682,11 +682,14 @@ class BoardTracker:
         self._cand_label[self._shade_only(ready, co_norm)] = "empty"
         # Each cell's own empty look checks the reader: "empty" must look empty, and a cell that
         # looks as it did empty is empty whatever the reader says; except a white chip where a
-        # chip lies (Jumbo's locked chips, being turned or read again): white on a white card
-        # looks much like the card. (What would still count as changed against the empty look,
-        # ``change_keep_threshold``, is no empty look: a dark chip in dim light is that faint.)
+        # chip lies (Jumbo's locked chips, being turned or read again), or one the reader missed
+        # in a line being turned: white on a white card looks much like the card. (What would
+        # still count as changed against the empty look, ``change_keep_threshold``, is no empty
+        # look: a dark chip in dim light is that faint.)
         if as_empty is not None and looks_empty is not None and ready.any():
-            self._cand_label[ready & as_empty & ~turned_white] = "empty"
+            unseen = self._unseen_flips(ready, as_empty, turned_white)
+            self._cand_label[unseen] = "flipped"
+            self._cand_label[ready & as_empty & ~turned_white & ~unseen] = "empty"
             doubtful = ready & (self._cand_label == "empty") & self._has_empty & ~looks_empty
             ready &= ~doubtful
             # Long doubtful: a look the reader cannot name (a white chip read as empty): keep the label.
@@ -761,6 +764,20 @@ class BoardTracker:
         self._last_still_frame = frame.copy()
         self._ref_cache = None
         return _grid(new)
+
+    def _unseen_flips(self, ready: np.ndarray, as_empty: np.ndarray, turned_white: np.ndarray) -> np.ndarray:
+        """Among ``ready`` cells that look as their empty card (``as_empty``), the chips of a
+        sequence being turned over (one of its five read white, ``turned_white``: see
+        ``being_flipped``) that the reader unsurely calls empty: white chips on white cards it
+        missed, not chips taken off (a completed sequence's chips may not be, and the rest of it
+        is turning white meanwhile). (Game 166000 of ``live_accuracy``: on an over-exposed mat,
+        four of five white chips were read empty at 0.41-0.45 and committed as removed: four
+        alarms.)"""
+        assert self.committed is not None
+        unsure = ready & as_empty & (self._cand_label == "empty") & (self._cand_conf < self.config.min_confidence)
+        if not unsure.any():
+            return unsure
+        return unsure & being_flipped(self.committed, ready & turned_white)
 
     def _chip_taken_off(self, from_empty: np.ndarray, change: np.ndarray) -> np.ndarray:
         """Cells holding a team chip that look far nearer their empty look (``from_empty``) than
