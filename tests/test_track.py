@@ -951,12 +951,18 @@ def red_line(cells: list[tuple[int, int]], confidence: float
     empty = Table(new_game=True, seed=99)
     reader = WhiteChipReader(CentreColourReader(empty.frame(), table.corners()), *cells, confidence=confidence)
     tracker = BoardTracker(edition="jumbo", corners=table.corners(), reader=reader)
+    return table, reader, tracker, played_red(table, tracker, cells)
+
+
+def played_red(table: Table, tracker: BoardTracker, cells: list[tuple[int, int]]) -> list[TrackUpdate]:
+    """``tracker``'s updates while it sees ``table`` (a new game) and red puts down ``cells``
+    one move at a time; each is committed."""
     ups = run(tracker, (table.frame() for _ in range(12)))
     for cell in cells:
         table.chips[cell] = "red"
         ups += run(tracker, (table.frame() for _ in range(10)), start=len(ups))
     assert all(commits(ups)[-1].committed[r][c] == "red" for r, c in cells)
-    return table, reader, tracker, ups
+    return ups
 
 
 def turned_white(table: Table, reader: WhiteChipReader, tracker: BoardTracker, start: int) -> list[TrackUpdate]:
@@ -1314,11 +1320,7 @@ def test_a_completed_sequence_turned_white_and_read_empty_is_not_taken_off() -> 
     table = Table(new_game=True, seed=17)
     reader = WhiteBlindReader(Table(new_game=True, seed=99).frame(), table.corners(), line)
     tracker = BoardTracker(edition="jumbo", corners=table.corners(), reader=reader)
-    ups = run(tracker, (table.frame() for _ in range(12)))
-    for cell in line:
-        table.chips[cell] = "red"
-        ups += run(tracker, (table.frame() for _ in range(10)), start=len(ups))
-    assert commits(ups)[-1].committed[6][2:7] == ["red"] * 5
+    ups = played_red(table, tracker, line)
     for cell in line:
         table.chips[cell] = "flipped"
     reader.blind = True
@@ -1337,11 +1339,7 @@ def test_a_sequence_turned_white_is_flipped_though_the_reader_sees_only_one_whit
     blind = WhiteBlindReader(Table(new_game=True, seed=99).frame(), table.corners(), line[:4], confidence=0.45)
     reader = WhiteChipReader(blind, line[4], confidence=0.5)
     tracker = BoardTracker(edition="jumbo", corners=table.corners(), reader=reader)
-    ups = run(tracker, (table.frame() for _ in range(12)))
-    for cell in line:
-        table.chips[cell] = "red"
-        ups += run(tracker, (table.frame() for _ in range(10)), start=len(ups))
-    assert commits(ups)[-1].committed[6][2:7] == ["red"] * 5
+    ups = played_red(table, tracker, line)
     for cell in line:
         del table.chips[cell]  # turned over: the look of the empty card again
     blind.blind = reader.white = True
