@@ -649,6 +649,9 @@ class BoardTracker:
         stable_for = t - np.nan_to_num(self._cand_since, nan=t)
         # A white chip where a chip lay: a Jumbo flip (or a locked chip read again), no new chip.
         turned_white = (self._cand_label == "flipped") & _holds_chip(self.committed)
+        # The chips of a completed sequence, which players turn white next (none to find unless a
+        # cell was read).
+        owed = to_be_flipped(self.committed) if read_cells.any() else np.zeros_like(read_cells)
         sure = (self._cand_conf >= cfg.min_confidence) & (self._cand_frames >= cfg.min_stable_frames)
         patient = (
             (self._cand_conf >= cfg.min_confidence_patient)
@@ -668,7 +671,7 @@ class BoardTracker:
             empties = self._has_empty & (self.committed == "empty")
             drift = float(np.median(from_empty[empties])) if empties.any() else 0.0
             looks_empty = self._has_empty & (from_empty < math.hypot(cfg.change_threshold, drift))
-            looks_empty |= self._chip_taken_off(from_empty, change) & sure
+            looks_empty |= self._chip_taken_off(from_empty, change, owed) & sure
             # An "empty" reading of a cell that looks as it did empty needs no patience (the
             # reader is unsure of every cell glare clipped: a chip taken off an over-exposed mat).
             sure |= as_empty & (self._cand_label == "empty") & (self._cand_conf >= cfg.min_confidence_patient)
@@ -677,7 +680,7 @@ class BoardTracker:
         # hands passing by kept restarting the wait for 18 s: game 153002).
         flips = read_cells & turned_white & (self._cand_conf >= cfg.min_confidence_patient)
         if flips.any():
-            sure |= flips & to_be_flipped(self.committed)
+            sure |= flips & owed
         ready = read_cells & (sure | patient)
         self._cand_label[self._shade_only(ready, co_norm)] = "empty"
         # Each cell's own empty look checks the reader: "empty" must look empty, and a cell that
@@ -689,7 +692,8 @@ class BoardTracker:
         if as_empty is not None and looks_empty is not None and ready.any():
             unseen = self._unseen_flips(ready, as_empty, turned_white)
             self._cand_label[unseen] = "flipped"
-            self._cand_label[ready & as_empty & ~turned_white & ~unseen] = "empty"
+            turned_white |= unseen
+            self._cand_label[ready & as_empty & ~turned_white] = "empty"
             doubtful = ready & (self._cand_label == "empty") & self._has_empty & ~looks_empty
             ready &= ~doubtful
             # Long doubtful: a look the reader cannot name (a white chip read as empty): keep the label.
@@ -779,15 +783,15 @@ class BoardTracker:
             return unsure
         return unsure & being_flipped(self.committed, ready & turned_white)
 
-    def _chip_taken_off(self, from_empty: np.ndarray, change: np.ndarray) -> np.ndarray:
+    def _chip_taken_off(self, from_empty: np.ndarray, change: np.ndarray, owed: np.ndarray) -> np.ndarray:
         """Cells holding a team chip that look far nearer their empty look (``from_empty``) than
-        their look with the chip (``change``), where no flip is owed and the reader was told a
+        their look with the chip (``change``), where no flip is ``owed`` and the reader was told a
         white chip may lie there: read empty, the chip was taken off. (Without the hint, or where
         a sequence is to be turned, a white chip on a white card is as near its empty look.)"""
         assert self.committed is not None
         if not _takes_white_hint(self._reader_for()):
             return np.zeros_like(self.committed, dtype=bool)
-        team = np.isin(self.committed, TEAM_COLOURS) & ~to_be_flipped(self.committed)
+        team = np.isin(self.committed, TEAM_COLOURS) & ~owed
         return team & (from_empty < self.config.removed_empty_ratio * change)
 
     def _shade_only(self, ready: np.ndarray, co_norm: np.ndarray) -> np.ndarray:
