@@ -212,6 +212,17 @@ def dump_failures(out: Path, tag: str, frame: np.ndarray, corners: np.ndarray, e
         cv2.imwrite(str(out / f"{tag}_r{r}c{c}_{truth}_as_{read}.png"), crop)
 
 
+def frame_size(text: str) -> tuple[int, int]:
+    """``WxH`` as ``(width, height)``, for ``--size``."""
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected WxH, such as 1920x1080, got {text!r}") from None
+    if min(w, h) < 64:
+        raise argparse.ArgumentTypeError(f"a frame needs at least 64 pixels a side, got {text!r}")
+    return w, h
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=300)
@@ -223,6 +234,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dump", type=Path, help="write crops of wrongly read cells here")
     parser.add_argument("--printing", choices=PRINTINGS, default="standard",
                         help="the board's printing: other is one no network was fitted on")
+    parser.add_argument("--size", type=frame_size, default=(1280, 720), metavar="WxH",
+                        help="frame size in pixels (default 1280x720; webcams often give 1920x1080)")
     parser.add_argument("--piles", type=int, default=0,
                         help="piles of chips laid on the table beside the board (one team's each)")
     args = parser.parse_args(argv)
@@ -238,7 +251,8 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(args.frames):
         difficulty, edition = next(combos)
         seed = args.seed + i
-        spec = with_chip_piles(random_spec(seed, edition=edition, difficulty=difficulty, printing=args.printing),
+        spec = with_chip_piles(random_spec(seed, edition=edition, difficulty=difficulty, printing=args.printing,
+                                           size=args.size),
                                args.piles)
         scene = render(spec)
         truth = np.asarray(scene.labels, dtype=object)
@@ -264,7 +278,8 @@ def main(argv: list[str] | None = None) -> int:
                 dump_failures(args.dump, f"{mode}_s{seed}_{difficulty}_{scene.edition}", scene.frame,
                               scene.corners, scene.edition, wrong)
     print(f"vision accuracy: {args.frames} frames from seed {args.seed} ({', '.join(diffs)}; {', '.join(eds)}; "
-          f"{args.printing} printing; {args.piles} piles of chips) in {time.perf_counter() - start:.0f} s")
+          f"{args.printing} printing; {args.piles} piles of chips; "
+          f"{args.size[0]}x{args.size[1]}) in {time.perf_counter() - start:.0f} s")
     for mode in modes:
         print(tallies[mode].report(mode))
     return 0
