@@ -691,6 +691,21 @@ def test_a_grid_bent_a_cell_off_under_a_hand_gives_way_where_the_network_and_the
     assert corner_error(bent.corners, order_as_seen(scene.corners)) > 0.5 * CELL
 
 
+def test_a_board_covered_in_chips_takes_the_climbed_grid_where_its_print_reads_far_plainer(monkeypatch):
+    """Seed 7018 at 1920x1080 (normal classic, 70 chips): the first grid found lies half a cell
+    off, print z 7.3, so the turn network's refusal is overruled. The network climbs from it to
+    the grid, whose print reads 9.4, but with so few cards showing it rates that grid only at
+    log-odds 2, short of being sure; the print is the plainer witness, and the climbed grid is
+    returned. With the bar of a sure network, the grid half a cell off would be."""
+    from dataclasses import replace
+
+    scene = render(random_spec(7018, difficulty="normal", size=(1920, 1080)))
+    assert_found_and_turned(scene, 0.05 * CELL)
+    off = locate_grid(scene.frame, config=replace(LocateConfig(), overruled_ink_margin=100.0))
+    assert off and off.details["ink_z"] >= LocateConfig().net_overruled_z
+    assert corner_error(off.corners, order_as_seen(scene.corners)) > 0.3 * CELL
+
+
 def test_the_empty_board_search_lets_the_turn_network_refuse_a_grid_on_the_tablecloth(monkeypatch):
     """Seed 6186 (hard, classic, empty board on a gingham cloth): the cloth's checks are a
     lattice of gaps, which places a grid there whose ink then passes the placed test by chance.

@@ -188,6 +188,10 @@ class LocateConfig:
     cell off, where the finish cannot bring it home) gives way to the climbs from the other
     starts, and the one it rates highest is kept (seed 28053: a corner 0.9 cells off rated
     2.8, then every corner within 0.14 cells rated 6.8) ..."""
+    overruled_ink_margin: float = 1.5
+    """Where the ink overruled the network's refusal of its grid, the grid the network climbs to
+    from there replaces it, rated above "not the board here" but below ``climb_min_odds``, when
+    its print reads this much plainer (z) (``_climbed_past_overruled``)."""
     climb_slack: float = 3.0
     """... and registered finer where the network's log-odds then fall by at most this much."""
     climb_placed_sure: float = 0.6
