@@ -673,8 +673,13 @@ class BoardTracker:
             looks_empty = self._has_empty & (from_empty < math.hypot(cfg.change_threshold, drift))
             looks_empty |= self._chip_taken_off(from_empty, change, owed) & sure
             # An "empty" reading of a cell that looks as it did empty needs no patience (the
-            # reader is unsure of every cell glare clipped: a chip taken off an over-exposed mat).
-            sure |= as_empty & (self._cand_label == "empty") & (self._cand_conf >= cfg.min_confidence_patient)
+            # reader is unsure of every cell glare clipped: a chip taken off an over-exposed mat),
+            # the light's drift allowed for here too, as this only confirms the reader (game
+            # 170001: after a lamp, a chip taken off read empty at 0.5, 6.1 from its empty look
+            # with the empty cells at 6.2; hands coming back kept it waiting 6.9 s, and the next
+            # two moves reached the engine before it).
+            near_empty = self._has_empty & (from_empty < math.hypot(cfg.change_keep_threshold, drift))
+            sure |= near_empty & (self._cand_label == "empty") & (self._cand_conf >= cfg.min_confidence_patient)
         # A white reading of a chip in a completed sequence is the flip the players owe: it needs
         # no patience either (on an over-exposed mat the reader is unsure of every white chip, and
         # hands passing by kept restarting the wait for 18 s: game 153002).
