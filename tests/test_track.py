@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import ClassVar
 
@@ -755,42 +755,6 @@ def test_still_dark_hand_is_unknown_and_its_placement_committed_once_it_leaves()
     done = commits(out)
     assert [u.committed for u in done] == [expected(table)]
     assert (done[0].index - left) / FPS <= 0.5
-
-
-def bottom_shade(table: Table, from_row: int) -> np.ndarray:
-    """``(H, W)`` gain of a soft shadow over the whole bottom of the frame from row ``from_row``:
-    the margin along that side changes all along it, as light does and an arm does not."""
-    width, height = SIZE_WH
-    _, y_top = table.cell_centre_px((from_row, 0))
-    mask = np.zeros((height, width), np.float32)
-    cv2.rectangle(mask, (0, round(y_top)), (width, height), 1.0, -1)
-    return 1.0 - 0.45 * cv2.GaussianBlur(mask, (0, 0), 20.0)
-
-
-@pytest.mark.parametrize("skin_in_margin", [True, False])
-def test_a_bare_arm_across_a_margin_the_light_changed_all_along_is_an_arm(skin_in_margin: bool) -> None:
-    """A shadow lies along the bottom side, and an arm comes in over it and rests: its change of
-    the margin does not stand out of the shadow's (game 168005: an arm over a corner changed the
-    margin three cells either side, and the resting hand's fingers were read as red chips). The
-    arm's skin across the margin's outer half says it is an arm: the cells under the resting hand
-    stay unknown. Without that test (``arm_skin_fraction`` out of reach) they are read."""
-    table = Table(chips={(2, 7): "green"}, seed=16)
-    tracker, ups = started(table)
-    if not skin_in_margin:
-        tracker.config = replace(tracker.config, arm_skin_fraction=2.0)
-    shade = bottom_shade(table, 9)
-
-    def shaded(tip: tuple[float, float] | None = None) -> np.ndarray:
-        return (table.frame(tip) * shade[..., None]).astype(np.uint8)
-
-    cell = (8, 4)
-    target = table.cell_centre_px(cell)
-    frames = [shaded() for _ in range(30)]
-    frames += [shaded(tip) for tip in path(OFF, target, 6)]
-    frames += [shaded(target) for _ in range(30)]
-    out = run(tracker, iter(frames), start=len(ups))
-    assert commits(out) == []
-    assert out[-1].unknown[cell] == skin_in_margin
 
 
 def test_a_chip_taking_another_team_s_colour_beside_a_new_one_waits_as_a_resting_hand() -> None:

@@ -276,17 +276,8 @@ def edge_difference(a: np.ndarray, b: np.ndarray, rectifier: Rectifier) -> tuple
     diff = cv2.absdiff(a, b).mean(axis=2)
     my, mx = r.margin_y // f, r.margin_x // f
     whole = _margin_strips(diff, r, f, my, mx, lambda strip: strip)
-    return whole, outer_margin(diff, r)
-
-
-def outer_margin(values: np.ndarray, rectifier: Rectifier) -> np.ndarray:
-    """Per-cell ``(10, 10)`` mean of ``(h, w)`` ``values`` of a coarse (or full) rectified board
-    over the outer half of the margin beside each edge cell, or beside a neighbour along the
-    edge where larger (0 inside): where an arm crosses and no chip on the board reaches."""
-    r = rectifier
-    f = r.size[1] // values.shape[0]
-    my, mx = r.margin_y // f, r.margin_x // f
-    return _margin_strips(values, r, f, my - my // 2, mx - mx // 2, _with_neighbours)
+    outer = _margin_strips(diff, r, f, my - my // 2, mx - mx // 2, _with_neighbours)
+    return whole, outer
 
 
 def _margin_strips(

@@ -72,7 +72,6 @@ from vision.motion import (
     large_regions,
     largest_shift,
     new_skin,
-    outer_margin,
     region_sizes,
     regions_touching,
     relative_gain,
@@ -532,11 +531,6 @@ class BoardTracker:
         reach = (edge > dim * cfg.arm_threshold + _ring_baseline(edge, half)) & (
             far > dim * cfg.arm_outer_threshold + _ring_baseline(far, half + 1)
         )
-        # Skin across the margin's outer half is an arm whatever the light did along the edge
-        # (game 168005: an arm reaching in over a corner changed the margin three cells either
-        # side of it, which the median round the edge took for light, and the fingers of the
-        # hand resting by the corner were read as red chips).
-        reach |= outer_margin(fresh_skin.astype(np.float32), rf) > cfg.arm_skin_fraction
         # A hand is never a lone skin-coloured cell (that is a red or orange chip): its arm joins
         # it, and the arm comes in over the edge (a line of flipped chips under warm light is
         # skin-coloured too, but nothing crosses the edge to it).

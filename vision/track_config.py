@@ -73,10 +73,6 @@ class TrackConfig:
     arm_outer_threshold: float = 5.0
     """The same for the margin's outer half (beside the cell or a neighbour): a chip on an edge
     cell may overhang the inner half, an arm crosses it all."""
-    arm_skin_fraction: float = 0.3
-    """Share of new skin-coloured pixels in the margin's outer half beside an edge cell (or a
-    neighbour) that is an arm crossing it, whatever the margin's change along the edge (no chip
-    reaches there, and light does not turn the margin skin-coloured)."""
     arm_still_seconds: float = 6.0
     """An edge cell's margin that has looked reached into this long with nothing moving or
     skin-coloured on or beside it is light, not an arm: its background is renewed. (A hand
