@@ -26,6 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from companion_web.options import parse_frame_size
 from engine.layout import SIZE
 from vision.classify import CellReader
 from vision.detect import Detection, detect
@@ -215,12 +216,9 @@ def dump_failures(out: Path, tag: str, frame: np.ndarray, corners: np.ndarray, e
 def frame_size(text: str) -> tuple[int, int]:
     """``WxH`` as ``(width, height)``, for ``--size``."""
     try:
-        w, h = (int(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected WxH, such as 1920x1080, got {text!r}") from None
-    if min(w, h) < 64:
-        raise argparse.ArgumentTypeError(f"a frame needs at least 64 pixels a side, got {text!r}")
-    return w, h
+        return parse_frame_size(text, option="--size")
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -53,12 +53,18 @@ def parse_camera_size(text: str) -> tuple[int, int] | None:
     value = str(text).strip().lower()
     if value == "native":
         return None
-    match = re.fullmatch(r"(\d{2,5})\s*[x\u00d7]\s*(\d{2,5})", value)
+    return parse_frame_size(value, option="--camera-size", also="or 'native'")
+
+
+def parse_frame_size(text: str, *, option: str, also: str = "") -> tuple[int, int]:
+    """``"1280x720"`` -> ``(1280, 720)``, a camera's frame size (160x120 to 8192x8192); the
+    ``ValueError`` names ``option`` and ``also`` the other values it takes."""
+    match = re.fullmatch(r"(\d{2,5})\s*[x\u00d7]\s*(\d{2,5})", str(text).strip().lower())
     if not match:
-        raise ValueError(f"--camera-size must be WIDTHxHEIGHT (e.g. 1280x720) or 'native', got {text!r}")
+        raise ValueError(f"{option} must be WIDTHxHEIGHT (e.g. 1280x720){' ' + also if also else ''}, got {text!r}")
     width, height = int(match.group(1)), int(match.group(2))
     if not (160 <= width <= 8192 and 120 <= height <= 8192):
-        raise ValueError(f"--camera-size {text!r} is not a camera's frame size (160x120 to 8192x8192)")
+        raise ValueError(f"{option} {text!r} is not a camera's frame size (160x120 to 8192x8192)")
     return width, height
 
 

@@ -675,7 +675,7 @@ class BoardTracker:
             # An "empty" reading of a cell that looks as it did empty needs no patience (the
             # reader is unsure of every cell glare clipped: a chip taken off an over-exposed mat),
             # the light's drift allowed for here too, as this only confirms the reader (game
-            # 170001: after a lamp, a chip taken off read empty at 0.5, 6.1 from its empty look
+            # 170001: after a lamp, a chip taken off read empty just under 0.5, 6.1 from its empty look
             # with the empty cells at 6.2; hands coming back kept it waiting 6.9 s, and the next
             # two moves reached the engine before it).
             near_empty = self._has_empty & (from_empty < math.hypot(cfg.change_keep_threshold, drift))
