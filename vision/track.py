@@ -575,9 +575,12 @@ class BoardTracker:
         # Held cells are read only on a quiet board (no motion, hand, arm or sleeve in view): the
         # fringe of a hand's shadow hovers there too and was read as a chip (game 152003).
         readable = changed if seeds.any() or large.any() else held
+        # A region joins a hand through the cells it changes only a little (a wrist over a card,
+        # between the threshold and the lower one): fingers resting past a wrist that changed its
+        # cells that little were read as chips (game 172004, in dim light).
         unknown = (
             dilate_cells(seeds, cfg.occlusion_grow)
-            | regions_touching(readable | self._pending, seeds)
+            | (regions_touching(held | self._pending, seeds) & (readable | self._pending))
             | large
         )
         candidates = (readable | self._pending) & ~unknown
