@@ -721,7 +721,12 @@ class BoardTracker:
         # over a yellow chip and the empty cells beside it, all read red).
         differs = (self._cand_label != self.committed) & ~turned_white
         new_chips = ready & differs & ~np.isin(self._cand_label, ("empty", "free"))
-        ready &= ~(new_chips & (region_sizes(new_chips) > 1) & (stable_for < cfg.blob_hold_seconds))
+        # So is a new chip in a wide changed region: a hand whose arm came in at a corner and lay
+        # along the margin (taken for light there) changes many cells, and only one of them
+        # reads as a new chip; the chips it covers read as they were (game 175006 of
+        # ``live_accuracy``: such a hand over eight cells was committed as a red chip).
+        crowded = (region_sizes(new_chips) > 1) | (region_sizes(candidates) > cfg.blob_region_cells)
+        ready &= ~(new_chips & crowded & (stable_for < cfg.blob_hold_seconds))
         if not ready.any():
             return None
         # A changed region is committed whole: never half a flip of five chips. (An empty cell

@@ -166,6 +166,9 @@ class TrackConfig:
     """Touching cells read as new chips at once (on empty cells, or a team colour over another's
     chip) are committed only after their reading has held this long (a still hand is read as a
     blob of chips; moves come one by one)."""
+    blob_region_cells: int = 4
+    """A new chip in a changed region of more cells than this waits ``blob_hold_seconds`` too: a
+    chip put down changes its cell, at most with a shadow or an overhang on a neighbour or two."""
     fit_doubt_seconds: float = 30.0
     """How long the message keeps saying the grid may be off after the last evidence of it."""
     search_every_seconds: float = 0.5
