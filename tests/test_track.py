@@ -823,12 +823,16 @@ def test_a_chip_taking_another_team_s_colour_beside_a_new_one_waits_as_a_resting
     assert (done[0].index - len(ups)) / FPS >= tracker.config.blob_hold_seconds
 
 
-def test_a_new_chip_in_a_wide_changed_region_waits_as_a_resting_hand() -> None:
+@pytest.mark.parametrize("after", [0.0, 0.2])
+def test_a_new_chip_in_a_wide_changed_region_waits_as_a_resting_hand(after: float) -> None:
     """A shade over six touching cells (a hand resting still, its arm not seen) while a chip is
     put down on one of them: the others read as the chips they hold, so only one new chip is
     read, but a chip put down changes its cell, not six. It waits until the region clears (or
     ``blob_hold_seconds``), then it is committed once (game 175006 of ``live_accuracy``: a hand
-    over eight cells was committed as a red chip; a false sequence and a false win followed)."""
+    over eight cells was committed as a red chip; a false sequence and a false win followed).
+    ``after``: the shade left behind, 0.2 leaving cells around the chip held though no longer
+    changed past the threshold: the region is over once they are (game 172000: a hand just gone
+    held a chip back 2.3 s)."""
     block = [(r, c) for r in (4, 5, 6) for c in (4, 5)]
     new = (6, 5)
     table = Table(chips={cell: ("blue", "green")[sum(cell) % 2] for cell in block if cell != new}, seed=41)
@@ -836,11 +840,11 @@ def test_a_new_chip_in_a_wide_changed_region_waits_as_a_resting_hand() -> None:
     (x0, y0), (x1, y1) = table.cell_centre_px(block[0]), table.cell_centre_px(block[-1])
     mask = np.zeros(SIZE_WH[::-1], np.float32)
     cv2.rectangle(mask, (round(x0 - 16), round(y0 - 14)), (round(x1 + 16), round(y1 + 14)), 1.0, -1)
-    shade = 1.0 - 0.4 * cv2.GaussianBlur(mask, (0, 0), 2.0)[..., None]
+    mask = cv2.GaussianBlur(mask, (0, 0), 2.0)[..., None]
     table.chips[new] = "red"
     resting = 30  # 2 s, less than blob_hold_seconds
-    frames = [np.clip(table.frame() * shade, 0, 255).astype(np.uint8) for _ in range(resting)]
-    frames += [table.frame() for _ in range(15)]
+    frames = [np.clip(table.frame() * (1.0 - 0.4 * mask), 0, 255).astype(np.uint8) for _ in range(resting)]
+    frames += [np.clip(table.frame() * (1.0 - after * mask), 0, 255).astype(np.uint8) for _ in range(15)]
     out = run(tracker, iter(frames), start=len(ups))
     done = commits(out)
     assert [u.committed for u in done] == [expected(table)]

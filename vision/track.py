@@ -724,8 +724,11 @@ class BoardTracker:
         # So is a new chip in a wide changed region: a hand whose arm came in at a corner and lay
         # along the margin (taken for light there) changes many cells, and only one of them
         # reads as a new chip; the chips it covers read as they were (game 175006 of
-        # ``live_accuracy``: such a hand over eight cells was committed as a red chip).
-        crowded = (region_sizes(new_chips) > 1) | (region_sizes(candidates) > cfg.blob_region_cells)
+        # ``live_accuracy``: such a hand over eight cells was committed as a red chip). Changed
+        # past the threshold, not held: a hand just gone leaves cells held a while (game 172000:
+        # seven held cells touching a new chip held it back 2.3 s).
+        wide = region_sizes(candidates & (change > cfg.change_threshold)) > cfg.blob_region_cells
+        crowded = (region_sizes(new_chips) > 1) | wide
         ready &= ~(new_chips & crowded & (stable_for < cfg.blob_hold_seconds))
         if not ready.any():
             return None
