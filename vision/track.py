@@ -727,7 +727,7 @@ class BoardTracker:
         # ``live_accuracy``: such a hand over eight cells was committed as a red chip). Changed
         # past the threshold, not held: a hand just gone leaves cells held a while (game 172000:
         # seven held cells touching a new chip held it back 2.3 s).
-        wide = region_sizes(candidates & (change > cfg.change_threshold)) > cfg.blob_region_cells
+        wide = region_sizes(candidates & self._changed) > cfg.blob_region_cells
         crowded = (region_sizes(new_chips) > 1) | wide
         ready &= ~(new_chips & crowded & (stable_for < cfg.blob_hold_seconds))
         if not ready.any():
