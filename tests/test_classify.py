@@ -128,6 +128,27 @@ def test_pale_blue_chips_in_an_overexposed_glare_are_read_blue_not_green():
     assert not ((truth == "blue") & (np.array(reading.labels, dtype=object) == "green")).sum() > 3
 
 
+def test_a_dim_blue_chip_the_lamp_tints_green_takes_the_colour_the_patch_network_is_sure_of():
+    """Seed 6284 (hard, classic, a small board on green felt): two blue chips read green at
+    confidence 1.0, their hue moved into green's sector by the felt's glow; the patch network,
+    which sees each chip beside its twin card, is sure they are blue."""
+    scene = render(random_spec(6284, edition="classic", difficulty="hard"))
+    reading = _read(scene)
+    for r, c in ((8, 4), (9, 4)):
+        assert scene.labels[r][c] == "blue"
+        assert reading.labels[r][c] == "blue", (r, c)
+
+
+def test_only_default_chip_colours_are_recoloured_by_the_patch_network():
+    """A colour taught from the table's own chips or markers is the prototype's call alone: the
+    network never saw a coin."""
+    assert CellReader(edition="jumbo").default_colours.tolist() == [True, True, True, False]
+    taught = ColourModel.learn({"red": np.full((4, 3), (40, 40, 200), np.uint8)}, base=ColourModel.default("classic"))
+    reader = CellReader(edition="classic", colour_model=taught)
+    assert dict(zip(taught.labels, reader.default_colours.tolist(), strict=True)) == {
+        "blue": True, "green": True, "red": False}
+
+
 def test_a_taught_marker_is_read_under_its_team_name():
     """Green discs taught as the "red" team's marker (as coins were in one rule sheet)."""
     cells = _cells_where(lambda card: True)

@@ -187,7 +187,13 @@ class ReaderConfig:
     """Share of the patch network's logit in such a cell's final logit (the rest: the cue network's)."""
     patch_colour_sure: float = 0.9
     """Probability of one class at which the patch network overrules a white reading with a team
-    colour, and at which its reading counts in the edition vote (``seen_colours``)."""
+    colour, and a team colour with another where both are the default chip colours
+    (``CellReader.default_colours``), and at which its reading counts in the edition vote
+    (``seen_colours``). A lamp's cast can move a dim chip's hue into the next colour's sector
+    (blue chips under a green-felt glow read green at confidence 1.0 on seed 6284, hard), but
+    not the network, which sees the chip beside its twin card: on hard frames of seeds 6000-6899
+    it recoloured 4 chips at 0.9, every one to its true colour, and none on normal frames
+    7000-7599."""
     patch_white_doubt: float = 6.5
     """Where a white chip can be, cells read empty with a chip logit above minus this are read by
     the patch network too, and become white chips where it is sure of one (``patch_white_sure``):
@@ -604,6 +610,14 @@ class CellReader:
         """The patch network asked about doubtful cells; None when ``patch_doubt`` is 0."""
         return load_patch_net() if self.config.patch_doubt > 0 else None
 
+    @functools.cached_property
+    def default_colours(self) -> np.ndarray:
+        """``(len(labels),)`` bool: the colour model's team colours that are still the default
+        chip colours (``DEFAULT_PROTOTYPES``). The patch network knows those chips; a colour taught
+        from this table's own chips or markers (coins) is read by its prototype alone."""
+        return np.array([name in TEAM_COLOURS and self.colour_model.prototypes[name] == DEFAULT_PROTOTYPES.get(name)
+                         for name in self.colour_model.labels])
+
     def _second_opinion(self, grid: np.ndarray, feats: dict[str, np.ndarray], logit: np.ndarray,
                         best: np.ndarray, names: np.ndarray, dist: np.ndarray
                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -616,7 +630,9 @@ class CellReader:
         and there is no reference, is that of a cell read empty that glare clipped
         (``patch_clipped``). A chip the prototypes call white but the network is sure
         (``patch_colour_sure``) is a team colour takes that colour: glare washes a blue or red
-        chip to white in colour, not in the shape of its face and shadow.
+        chip to white in colour, not in the shape of its face and shadow; and where the chip and
+        the colour the network is sure of are both default chip colours (``default_colours``),
+        a team colour takes the other: a lamp's cast moves a dim chip's hue, not its face.
         Where a white chip can be (``dist``: the allowed prototype distances), the network also
         reads cells read empty but not by far (``patch_white_doubt``) and chips read in a team
         colour close to white (``patch_pale_margin``), and where it is sure of a white chip,
@@ -653,9 +669,12 @@ class CellReader:
         patch = patch_net.chip_logit(scores)
         logit[asked[in_doubt]] = cfg.patch_weight * patch[in_doubt] + (1.0 - cfg.patch_weight) * logit[asked[in_doubt]]
         seen = patch_net.sure_class(prob, cfg.patch_colour_sure)
+        default = self.default_colours
         for team in set(TEAM_COLOURS) & set(names):
-            sure = white[asked] & (logit[asked] > 0) & (seen == team)
-            best[asked[sure]] = int(np.flatnonzero(names == team)[0])
+            index = int(np.flatnonzero(names == team)[0])
+            recolourable = white | (default[best] & default[index])
+            sure = recolourable[asked] & (logit[asked] > 0) & (seen == team)
+            best[asked[sure]] = index
         if white_at.size:
             found = faint[asked] & (patch_net.sure_class(prob, cfg.patch_white_sure) == "flipped")
             logit[asked[found]] = patch[found]
