@@ -25,6 +25,7 @@ from vision.motion import (
     cell_difference,
     chroma_change,
     edge_difference,
+    region_sizes,
     regions_touching,
 )
 from vision.sim.board_art import board_art
@@ -289,6 +290,55 @@ class SureReader(OneCellReader):
         return out
 
 
+class WholeCellReader(OneCellReader):
+    """``CentreColourReader``, reading ``cell`` as a sure blue chip once most of it looks
+    otherwise than empty (a chip far off centre, which the centre alone misses)."""
+
+    def __init__(self, empty_frame: np.ndarray, corners: np.ndarray, cell: tuple[int, int]) -> None:
+        super().__init__(empty_frame, corners, cell)
+        self.empty_cell = self._cell(empty_frame, corners)
+
+    def _cell(self, frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
+        side = 20 * SIZE
+        square = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
+        h = cv2.getPerspectiveTransform(square, np.asarray(corners, np.float32))
+        rect = cv2.warpPerspective(frame, h, (side, side), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+        r, c = self.cell
+        return rect[20 * r : 20 * r + 20, 20 * c : 20 * c + 20].astype(np.float32)
+
+    def read(self, frame: np.ndarray, corners: np.ndarray) -> SimpleNamespace:
+        out = super().read(frame, corners)
+        diff = np.abs(self._cell(frame, corners) - self.empty_cell).max(axis=2)
+        out.labels[self.cell[0]][self.cell[1]] = "blue" if np.percentile(diff, 80) > 40 else "empty"
+        out.confidence[self.cell] = 1.0
+        return out
+
+
+@pytest.mark.parametrize("off", [0.45, 0.5])
+def test_a_chip_overhanging_the_margin_is_committed_soon_after_the_hand_leaves(off: float) -> None:
+    """A chip put down half a cell off centre, over the edge: it changes the whole margin strip
+    beside its cell, as an arm reaching in does, but nothing else changed there and nothing
+    moves. After ``lone_arm_still_seconds`` that is an overhang, not an arm, and the chip is
+    committed (game 158006 of ``live_accuracy``: such a chip waited 4.5 s, until a hand elsewhere
+    happened to free it, and the next team's move, committed first, was out of turn)."""
+    table = Table(new_game=True, seed=14)
+    empty = Table(new_game=True, seed=99)
+    cell = (5, 9)
+    tracker = BoardTracker(edition="classic", corners=table.corners(),
+                           reader=WholeCellReader(empty.frame(), table.corners(), cell))
+    n = len(run(tracker, (table.frame() for _ in range(12))))
+    table.offsets[cell] = (off, 0.0)
+    target = table.cell_centre_px(cell)
+    frames = [table.frame(tip) for tip in path(OFF, target, 8) + [target] * 4]
+    table.chips[cell] = "blue"
+    frames += [table.frame(target)] * 4 + [table.frame(tip) for tip in path(target, OFF, 8)]
+    left = n + len(frames)
+    frames += [table.frame() for _ in range(60)]
+    done = commits(run(tracker, iter(frames), start=n))
+    assert [u.committed for u in done] == [expected(table)]
+    assert (done[0].index - left) / FPS <= tracker.config.lone_arm_still_seconds + 0.5
+
+
 def test_a_new_chip_overhanging_an_empty_neighbour_is_committed_without_waiting_for_it() -> None:
     """A chip put down a quarter cell towards the cell below: that cell reads empty but no
     longer looks as it did empty, so it waits (a white chip the reader cannot name?). It
@@ -527,6 +577,17 @@ def margin_glare(frame: np.ndarray, table: Table) -> np.ndarray:
     cv2.circle(spot, (round(x + 22), round(y)), 6, 1.0, -1)
     spot = cv2.GaussianBlur(spot, (0, 0), 4.0)
     return np.clip(frame + 90.0 * spot[..., None] / spot.max(), 0, 255).astype(np.uint8)
+
+
+def test_region_sizes_counts_cells_or_the_cells_of_another_mask_in_each_region() -> None:
+    mask = np.zeros((SIZE, SIZE), bool)
+    mask[0, 7:10] = mask[1, 9] = True  # one region of four along the corner
+    mask[5, 5] = True
+    counting = np.zeros_like(mask)
+    counting[1, 9] = counting[5, 5] = counting[8, 8] = True
+    assert region_sizes(mask)[0, 8] == 4 and region_sizes(mask)[5, 5] == 1 and region_sizes(mask)[8, 8] == 0
+    counted = region_sizes(mask, counting)
+    assert counted[0, 7] == 1 and counted[5, 5] == 1 and counted[8, 8] == 0
 
 
 def test_a_margin_the_light_changed_and_nothing_moves_in_is_no_arm_for_long() -> None:

@@ -392,11 +392,13 @@ def large_regions(mask: np.ndarray, max_cells: int) -> np.ndarray:
     return np.isin(labels, big)
 
 
-def region_sizes(mask: np.ndarray) -> np.ndarray:
-    """``(10, 10)`` int: the size (cells) of the 8-connected region of ``mask`` each cell is in, 0 outside."""
+def region_sizes(mask: np.ndarray, counting: np.ndarray | None = None) -> np.ndarray:
+    """``(10, 10)`` int: the size (cells) of the 8-connected region of ``mask`` each cell is in, 0
+    outside; or, given ``counting`` (bool, same shape), how many of its cells are ``counting`` ones."""
     if not mask.any():
         return np.zeros(mask.shape, dtype=int)
-    _n, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
-    sizes = stats[:, cv2.CC_STAT_AREA].astype(int)
+    n, labels = cv2.connectedComponents(mask.astype(np.uint8), connectivity=8)
+    which = mask if counting is None else mask & counting
+    sizes = np.bincount(labels[which], minlength=n)
     sizes[0] = 0
     return sizes[labels]

@@ -536,7 +536,7 @@ class BoardTracker:
         # skin-coloured too, but nothing crosses the edge to it).
         body = changed | skin | moving
         skin &= region_sizes(body) >= cfg.hand_min_cells
-        reach = self._absorb_still_margin(co_norm, reach, moving | skin, t)
+        reach = self._absorb_still_margin(co_norm, reach, moving | skin, changed, t)
         arm = changed & reach
         skin &= regions_touching(body, reach)
         seeds = moving | skin | arm
@@ -832,22 +832,28 @@ class BoardTracker:
         return shaded
 
     def _absorb_still_margin(self, co_norm: np.ndarray, reach: np.ndarray, stirring: np.ndarray,
-                             t: float) -> np.ndarray:
+                             changed: np.ndarray, t: float) -> np.ndarray:
         """``reach`` less the edge cells whose margin has looked reached into for
         ``arm_still_seconds`` with nothing moving or skin-coloured on or beside them: an arm comes
         in moving; a margin the light changed otherwise than the cells (a lamp dimmed under a
         glare that did not) stays so with nothing moving. Their margin's background becomes its
         current look (game 158006: after a dimmed lamp, the margin beside a corner read as an arm
         for good, and the flipped line beside it, with every chip put down next to it, was unknown
-        for 30 s)."""
+        for 30 s). Beside one changed cell alone, ``lone_arm_still_seconds`` is enough: that is a
+        chip overhanging the margin."""
+        cfg = self.config
         still = reach & ~dilate_cells(stirring, 1)
         self._reach_still_since[~still] = np.nan
         self._reach_still_since[still & np.isnan(self._reach_still_since)] = t
-        stale = still & (t - self._reach_still_since >= self.config.arm_still_seconds)
+        # (The outer strip lends each edge cell its neighbours' value: one cell reaches three.)
+        lone = reach & (region_sizes(reach | changed) <= 3) & (region_sizes(reach | changed, changed) == 1)
+        wait = np.where(lone, cfg.lone_arm_still_seconds, cfg.arm_still_seconds)
+        stale = still & (t - self._reach_still_since >= wait)
         if not stale.any():
             return reach
         log.info("frame %d: the margin beside %s has looked reached into, with nothing moving, for "
-                 "%.0f s: light, no arm", self._index, _cells_of(stale), self.config.arm_still_seconds)
+                 "%.1f s: light or a chip's overhang, no arm", self._index, _cells_of(stale),
+                 float(np.max(wait[stale])))
         assert self._bg_co is not None
         m = self._margin_mask(stale)
         self._bg_co = self._bg_co * (1 - m) + co_norm * m

@@ -77,6 +77,12 @@ class TrackConfig:
     """An edge cell's margin that has looked reached into this long with nothing moving or
     skin-coloured on or beside it is light, not an arm: its background is renewed. (A hand
     resting still over the board rests for a second or two; it came in moving.)"""
+    lone_arm_still_seconds: float = 2.0
+    """The same for the margin beside one edge cell alone, where that cell is the only one changed
+    around it: a chip put down off centre overhangs the margin (the whole strip, on a narrow
+    border seen at a slant), and an arm reaching to one cell still covers more than that cell.
+    (Game 158006: a yellow chip overhanging the margin beside (1, 9) was an arm for 4.5 s, and
+    the next team's move, committed first, was an out-of-turn alert.)"""
     arm_light: float = 180.0
     """Grey level of the card faces (the background cells' upper quartile) in ordinary light.
     Under less light both arm thresholds shrink with it (down to ``arm_light_floor`` times):
