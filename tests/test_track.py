@@ -23,6 +23,7 @@ from vision.motion import (
     MotionConfig,
     Rectifier,
     cell_difference,
+    changed_alike,
     chroma_change,
     edge_difference,
     region_sizes,
@@ -699,6 +700,21 @@ def test_a_camera_in_night_mode_holds_the_board_and_reads_no_chips() -> None:
     back = run(tracker, (table.frame() for _ in range(30)), start=len(ups) + len(dark))
     assert [u.committed for u in commits(back)] == [expected(table)]
     assert back[-1].state == "live"
+
+
+def test_light_is_told_from_a_hand_or_a_bump_by_every_cell_changing_alike() -> None:
+    """A lamp or a cloud moves every cell's look a little (game 175003: 7 to 11 against a threshold
+    of 8); a hand changes a region of cells, a bump the printed ones far more than the rest."""
+    rng = np.random.default_rng(5)
+    spread = TrackConfig().relight_even_spread
+    light = rng.uniform(7.0, 11.0, (SIZE, SIZE))
+    assert changed_alike(light, spread)
+    hand = light.copy()
+    hand[4:9, 3:7] = 60.0
+    assert not changed_alike(hand, spread)
+    bump = np.where(rng.random((SIZE, SIZE)) < 0.5, 3.0, 25.0)
+    assert not changed_alike(bump, spread)
+    assert not changed_alike(np.zeros((SIZE, SIZE)), spread)
 
 
 def test_flicker_is_not_a_change() -> None:

@@ -392,6 +392,13 @@ def large_regions(mask: np.ndarray, max_cells: int) -> np.ndarray:
     return np.isin(labels, big)
 
 
+def changed_alike(change: np.ndarray, spread: float) -> bool:
+    """Did every cell's look (``change`` ``(10, 10)``) move alike, as light moves it: the 90th
+    percentile within ``spread`` times the median, the 10th within it below?"""
+    low, mid, high = np.percentile(change, (10, 50, 90))
+    return bool(mid > 0 and high <= spread * mid and low * spread >= mid)
+
+
 def region_sizes(mask: np.ndarray, counting: np.ndarray | None = None) -> np.ndarray:
     """``(10, 10)`` int: the size (cells) of the 8-connected region of ``mask`` each cell is in, 0
     outside; or, given ``counting`` (bool, same shape), how many of its cells are ``counting`` ones."""

@@ -65,6 +65,7 @@ from vision.motion import (
     align,
     cell_fraction,
     cell_mean,
+    changed_alike,
     chroma_change,
     dilate_cells,
     edge_difference,
@@ -1086,10 +1087,10 @@ class BoardTracker:
             return None
         waiting = self._update(t, "occluded", message="board covered")
         still = t - self._global_still
-        if still >= cfg.relight_after_seconds or (
-            self._global_unmoved and self._global_quiet >= cfg.relight_quiet_seconds
-            and still >= cfg.relight_settle_seconds
-        ):
+        if still >= cfg.relight_after_seconds or (still >= cfg.relight_settle_seconds and (
+            (self._global_unmoved and self._global_quiet >= cfg.relight_quiet_seconds)
+            or changed_alike(change, cfg.relight_even_spread)
+        )):
             if self._blown(rect):
                 return self._update(t, "occluded", message=TOO_BRIGHT)
             log.info("frame %d: the board looks different but has not moved; re-normalising", self._index)

@@ -47,6 +47,13 @@ class TrackConfig:
     switched on may never see 3 quiet seconds in a row) and now still ``relight_settle_seconds``,
     once an alignment with no hand in view found the board unmoved (a bump is no new light)."""
     relight_settle_seconds: float = 0.4
+    relight_even_spread: float = 1.5
+    """... or still ``relight_settle_seconds`` now, where every cell changed alike: the cells'
+    90th-percentile change within this factor of their median, and their 10th-percentile within
+    it below. A lamp or a cloud moves every cell's look a little; a bump moves the print (pips
+    and edges far more than blank card), an arm or a hand a region of it. (Game 175003: a cloud
+    moved every cell by 7 to 11 against a threshold of 8; hands came and went, and the board
+    waited 6.4 s for its quiet seconds while two moves were made.)"""
     relight_gone_cells: int = 2
     """A board with at most this many changed cells looks as it did (a move or two): a large
     changed region that left it was no new light, and the time toward a relight starts again."""
