@@ -291,6 +291,25 @@ class SureReader(OneCellReader):
         return out
 
 
+def placed_off_centre(cell: tuple[int, int], offset: tuple[float, float], reader: type[OneCellReader]
+                      ) -> tuple[Table, list[TrackUpdate], float]:
+    """A chip put down ``offset`` (cells) off ``cell``'s centre on an empty board, read by
+    ``reader``: the table, the commits, and when the hand left (seconds into the clip)."""
+    table = Table(new_game=True, seed=14)
+    empty = Table(new_game=True, seed=99)
+    tracker = BoardTracker(edition="classic", corners=table.corners(),
+                           reader=reader(empty.frame(), table.corners(), cell))
+    n = len(run(tracker, (table.frame() for _ in range(12))))
+    table.offsets[cell] = offset
+    target = table.cell_centre_px(cell)
+    frames = [table.frame(tip) for tip in path(OFF, target, 8) + [target] * 4]
+    table.chips[cell] = "blue"
+    frames += [table.frame(target)] * 4 + [table.frame(tip) for tip in path(target, OFF, 8)]
+    left = n + len(frames)
+    frames += [table.frame() for _ in range(60)]
+    return table, commits(run(tracker, iter(frames), start=n)), left / FPS
+
+
 class WholeCellReader(OneCellReader):
     """``CentreColourReader``, reading ``cell`` as a sure blue chip once most of it looks
     otherwise than empty (a chip far off centre, which the centre alone misses)."""
@@ -322,22 +341,9 @@ def test_a_chip_overhanging_the_margin_is_committed_soon_after_the_hand_leaves(o
     moves. After ``lone_arm_still_seconds`` that is an overhang, not an arm, and the chip is
     committed (game 158006 of ``live_accuracy``: such a chip waited 4.5 s, until a hand elsewhere
     happened to free it, and the next team's move, committed first, was out of turn)."""
-    table = Table(new_game=True, seed=14)
-    empty = Table(new_game=True, seed=99)
-    cell = (5, 9)
-    tracker = BoardTracker(edition="classic", corners=table.corners(),
-                           reader=WholeCellReader(empty.frame(), table.corners(), cell))
-    n = len(run(tracker, (table.frame() for _ in range(12))))
-    table.offsets[cell] = (off, 0.0)
-    target = table.cell_centre_px(cell)
-    frames = [table.frame(tip) for tip in path(OFF, target, 8) + [target] * 4]
-    table.chips[cell] = "blue"
-    frames += [table.frame(target)] * 4 + [table.frame(tip) for tip in path(target, OFF, 8)]
-    left = n + len(frames)
-    frames += [table.frame() for _ in range(60)]
-    done = commits(run(tracker, iter(frames), start=n))
+    table, done, left = placed_off_centre((5, 9), (off, 0.0), WholeCellReader)
     assert [u.committed for u in done] == [expected(table)]
-    assert (done[0].index - left) / FPS <= tracker.config.lone_arm_still_seconds + 0.5
+    assert done[0].index / FPS - left <= TrackConfig().lone_arm_still_seconds + 0.5
 
 
 def test_a_new_chip_overhanging_an_empty_neighbour_is_committed_without_waiting_for_it() -> None:
@@ -346,22 +352,9 @@ def test_a_new_chip_overhanging_an_empty_neighbour_is_committed_without_waiting_
     changes nothing itself, so the chip read surely beside it is committed at once, not seconds
     later, after the next player's move (found on simulated game 143008: two moves committed out
     of turn, three alarms)."""
-    table = Table(new_game=True, seed=14)
-    empty = Table(new_game=True, seed=99)
-    cell = (5, 5)
-    tracker = BoardTracker(edition="classic", corners=table.corners(),
-                           reader=SureReader(empty.frame(), table.corners(), cell))
-    n = len(run(tracker, (table.frame() for _ in range(12))))
-    table.offsets[cell] = (0.0, 0.25)
-    target = table.cell_centre_px(cell)
-    frames = [table.frame(tip) for tip in path(OFF, target, 8) + [target] * 4]
-    table.chips[cell] = "blue"
-    frames += [table.frame(target)] * 4 + [table.frame(tip) for tip in path(target, OFF, 8)]
-    left = n + len(frames)
-    frames += [table.frame() for _ in range(60)]
-    done = commits(run(tracker, iter(frames), start=n))
+    table, done, left = placed_off_centre((5, 5), (0.0, 0.25), SureReader)
     assert [u.committed for u in done] == [expected(table)]
-    assert (done[0].index - left) / FPS <= 0.5
+    assert done[0].index / FPS - left <= 0.5
 
 
 def test_chip_hidden_under_a_resting_arm_is_not_removed() -> None:
