@@ -846,6 +846,8 @@ class BoardTracker:
         still = reach & ~dilate_cells(stirring, 1)
         self._reach_still_since[~still] = np.nan
         self._reach_still_since[still & np.isnan(self._reach_still_since)] = t
+        if not still.any():
+            return reach
         # (The outer strip lends each edge cell its neighbours' value: one cell reaches three.)
         lone = reach & (region_sizes(reach | changed) <= 3) & (region_sizes(reach | changed, changed) == 1)
         wait = np.where(lone, cfg.lone_arm_still_seconds, cfg.arm_still_seconds)
