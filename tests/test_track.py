@@ -710,6 +710,31 @@ def test_light_is_told_from_a_hand_or_a_bump_by_every_cell_changing_alike() -> N
     assert not changed_alike(np.zeros((SIZE, SIZE)), spread)
 
 
+# Every cell's change (against the old background) once a warmer lamp was switched on in game
+# 167007 of ``live_accuracy``, the board unmoved and no hand in view: coloured print moved more
+# than blank card.
+WARMER_LAMP = np.array([
+    [12, 5, 11, 4, 10, 9, 8, 8, 8, 10], [9, 6, 5, 13, 6, 11, 10, 12, 10, 10],
+    [9, 12, 6, 6, 13, 12, 11, 10, 9, 7], [11, 10, 10, 12, 7, 12, 6, 11, 10, 10],
+    [7, 11, 9, 12, 6, 6, 11, 10, 10, 11], [10, 10, 9, 10, 6, 13, 10, 11, 11, 6],
+    [10, 7, 8, 10, 9, 11, 11, 11, 12, 12], [7, 8, 6, 10, 11, 12, 12, 10, 13, 12],
+    [10, 7, 8, 10, 12, 11, 6, 13, 12, 10], [6, 10, 6, 6, 9, 4, 9, 9, 9, 9],
+], dtype=float)
+
+
+def test_a_warmer_lamp_over_an_unmoved_board_is_light_though_the_print_changed_more() -> None:
+    """Game 167007: a warmer lamp moved the print more than blank card, as a bump does, so the
+    board waited 4.2 s for its quiet seconds while a move was made. Once an alignment found the
+    board unmoved, only a region changed far more than the rest (a hand, a sleeve) is not light."""
+    spread = TrackConfig().relight_even_spread
+    assert not changed_alike(WARMER_LAMP, spread)
+    assert changed_alike(WARMER_LAMP, spread, unmoved=True)
+    sleeve = WARMER_LAMP.copy()
+    sleeve[5:, 2:7] = 40.0
+    assert not changed_alike(sleeve, spread, unmoved=True)
+    assert not changed_alike(np.zeros((SIZE, SIZE)), spread, unmoved=True)
+
+
 def test_flicker_is_not_a_change() -> None:
     table = Table(chips={(5, 5): "green"}, seed=7)
     tracker, ups = started(table)

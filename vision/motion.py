@@ -392,11 +392,16 @@ def large_regions(mask: np.ndarray, max_cells: int) -> np.ndarray:
     return np.isin(labels, big)
 
 
-def changed_alike(change: np.ndarray, spread: float) -> bool:
+def changed_alike(change: np.ndarray, spread: float, *, unmoved: bool = False) -> bool:
     """Did every cell's look (``change`` ``(10, 10)``) move alike, as light moves it: the 90th
-    percentile within ``spread`` times the median, the 10th within it below?"""
+    percentile within ``spread`` times the median, the 10th within it below?
+
+    The lower bound tells a bump from light (a bump moves the print, blank card hardly). Once
+    the board is known ``unmoved`` it is not asked: a warmer or cooler lamp moves coloured print
+    more than blank card too, and only the upper bound is left to tell light from a hand or a
+    sleeve over a region."""
     low, mid, high = np.percentile(change, (10, 50, 90))
-    return bool(mid > 0 and high <= spread * mid and low * spread >= mid)
+    return bool(mid > 0 and high <= spread * mid and (unmoved or low * spread >= mid))
 
 
 def region_sizes(mask: np.ndarray, counting: np.ndarray | None = None) -> np.ndarray:

@@ -1091,7 +1091,7 @@ class BoardTracker:
         still = t - self._global_still
         if still >= cfg.relight_after_seconds or (still >= cfg.relight_settle_seconds and (
             (self._global_unmoved and self._global_quiet >= cfg.relight_quiet_seconds)
-            or changed_alike(change, cfg.relight_even_spread)
+            or changed_alike(change, cfg.relight_even_spread, unmoved=self._global_unmoved and not hand)
         )):
             if self._blown(rect):
                 return self._update(t, "occluded", message=TOO_BRIGHT)
