@@ -27,6 +27,7 @@ from vision.motion import (
     chroma_change,
     edge_difference,
     region_sizes,
+    regional_share,
     regions_touching,
 )
 from vision.sim.board_art import board_art
@@ -722,17 +723,31 @@ WARMER_LAMP = np.array([
 ], dtype=float)
 
 
-def test_a_warmer_lamp_over_an_unmoved_board_is_light_though_the_print_changed_more() -> None:
+def test_a_settled_warmer_lamp_over_an_unmoved_board_is_light_though_the_print_changed_more() -> None:
     """Game 167007: a warmer lamp moved the print more than blank card, as a bump does, so the
-    board waited 4.2 s for its quiet seconds while a move was made. Once an alignment found the
-    board unmoved, only a region changed far more than the rest (a hand, a sleeve) is not light."""
+    board waited 4.2 s for its quiet seconds while a move was made. On a board known unmoved
+    whose change has settled, only a region changed far more than the rest (a hand, a sleeve)
+    is not light."""
     spread = TrackConfig().relight_even_spread
     assert not changed_alike(WARMER_LAMP, spread)
-    assert changed_alike(WARMER_LAMP, spread, unmoved=True)
+    assert changed_alike(WARMER_LAMP, spread, settled=True)
     sleeve = WARMER_LAMP.copy()
     sleeve[5:, 2:7] = 40.0
-    assert not changed_alike(sleeve, spread, unmoved=True)
-    assert not changed_alike(np.zeros((SIZE, SIZE)), spread, unmoved=True)
+    assert not changed_alike(sleeve, spread, settled=True)
+    assert not changed_alike(np.zeros((SIZE, SIZE)), spread, settled=True)
+
+
+def test_a_shadow_changes_a_region_and_a_new_white_balance_each_card_by_its_ink() -> None:
+    """Someone leaning over the board casts a soft shadow, which stands still as it turns back
+    (game 154001: taken for a new light there, the board was relit under the shadow, and a move
+    waited 3 s once it left); a warmer lamp moved each card by its own print (game 167007)."""
+    y, x = np.mgrid[0:SIZE, 0:SIZE] / (SIZE - 1)
+    shadow = 12.0 * np.exp(-((x - 0.3) ** 2 + (y - 0.6) ** 2) / 0.15)
+    shadow += np.random.default_rng(3).normal(0.0, 1.0, shadow.shape)
+    share = TrackConfig().relight_regional_share
+    assert regional_share(shadow) > share
+    assert regional_share(WARMER_LAMP) < share
+    assert regional_share(np.zeros((SIZE, SIZE))) == 0.0
 
 
 def test_flicker_is_not_a_change() -> None:

@@ -392,16 +392,37 @@ def large_regions(mask: np.ndarray, max_cells: int) -> np.ndarray:
     return np.isin(labels, big)
 
 
-def changed_alike(change: np.ndarray, spread: float, *, unmoved: bool = False) -> bool:
+def changed_alike(change: np.ndarray, spread: float, *, settled: bool = False) -> bool:
     """Did every cell's look (``change`` ``(10, 10)``) move alike, as light moves it: the 90th
     percentile within ``spread`` times the median, the 10th within it below?
 
-    The lower bound tells a bump from light (a bump moves the print, blank card hardly). Once
-    the board is known ``unmoved`` it is not asked: a warmer or cooler lamp moves coloured print
-    more than blank card too, and only the upper bound is left to tell light from a hand or a
-    sleeve over a region."""
+    The lower bound tells light from a bump (which moves the print, blank card hardly) and from
+    a shadow over part of the board. Where the caller knows the board unmoved and the change
+    ``settled`` (no longer growing, as a sweeping shadow's does), it is not asked: a warmer lamp
+    moves coloured print more than blank card too. The upper bound still tells light from a
+    hand or a sleeve over a region."""
     low, mid, high = np.percentile(change, (10, 50, 90))
-    return bool(mid > 0 and high <= spread * mid and (unmoved or low * spread >= mid))
+    return bool(mid > 0 and high <= spread * mid and (settled or low * spread >= mid))
+
+
+@lru_cache(maxsize=1)
+def _smooth_basis() -> np.ndarray:
+    """``(100, 6)``: a quadratic surface's terms at each cell (rows and columns scaled to 0..1)."""
+    y, x = (a.ravel() / (SIZE - 1) for a in np.mgrid[0:SIZE, 0:SIZE].astype(np.float64))
+    return np.stack([np.ones_like(x), y, x, y * y, x * x, x * y], axis=1)
+
+
+def regional_share(change: np.ndarray) -> float:
+    """How much of the spread of the cells' ``change`` (``(10, 10)``) a smooth surface over the
+    board explains, 0 to 1. A shadow or a lamp's gradient changes a region (high); a new white
+    balance moves each card by its own ink (low)."""
+    values = change.astype(np.float64).ravel()
+    spread = float(values.var())
+    if spread <= 1e-9:
+        return 0.0
+    basis = _smooth_basis()
+    coef, *_ = np.linalg.lstsq(basis, values, rcond=None)
+    return float(1.0 - (values - basis @ coef).var() / spread)
 
 
 def region_sizes(mask: np.ndarray, counting: np.ndarray | None = None) -> np.ndarray:

@@ -74,6 +74,7 @@ from vision.motion import (
     largest_shift,
     new_skin,
     region_sizes,
+    regional_share,
     regions_touching,
     relative_gain,
     skin_mask,
@@ -272,6 +273,8 @@ class BoardTracker:
         self._cand_conf = np.zeros(shape, dtype=np.float32)
         self._global_since: float | None = None
         self._global_still: float | None = None
+        self._global_still_change = np.zeros((SIZE, SIZE))
+        """Each cell's change when the board last became still during a board-wide change."""
         self._global_judged = False
         self._global_quiet = 0.0
         self._global_last_t: float | None = None
@@ -1070,7 +1073,7 @@ class BoardTracker:
             self._global_judged = False
             return waiting
         if self._global_still is None:
-            self._global_still = t
+            self._global_still, self._global_still_change = t, change.copy()
         if t - self._global_still < cfg.settle_seconds:
             return waiting
         changed = change > cfg.change_threshold
@@ -1089,9 +1092,18 @@ class BoardTracker:
             return None
         waiting = self._update(t, "occluded", message="board covered")
         still = t - self._global_still
+        # A new light that has settled over the whole board: the board unmoved, no hand in view,
+        # every cell's change the same as when the stillness began, and no region changed more
+        # than the rest (a shadow sweeping over slowly moves no cell from one frame to the next,
+        # and stands still as it turns back: game 154001).
+        settled = (
+            self._global_unmoved and not hand
+            and float(np.percentile(np.abs(change - self._global_still_change), 90)) <= cfg.relight_settled_drift
+            and regional_share(change) <= cfg.relight_regional_share
+        )
         if still >= cfg.relight_after_seconds or (still >= cfg.relight_settle_seconds and (
             (self._global_unmoved and self._global_quiet >= cfg.relight_quiet_seconds)
-            or changed_alike(change, cfg.relight_even_spread, unmoved=self._global_unmoved and not hand)
+            or changed_alike(change, cfg.relight_even_spread, settled=settled)
         )):
             if self._blown(rect):
                 return self._update(t, "occluded", message=TOO_BRIGHT)

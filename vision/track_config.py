@@ -54,6 +54,16 @@ class TrackConfig:
     and edges far more than blank card), an arm or a hand a region of it. (Game 175003: a cloud
     moved every cell by 7 to 11 against a threshold of 8; hands came and went, and the board
     waited 6.4 s for its quiet seconds while two moves were made.)"""
+    relight_settled_drift: float = 1.5
+    relight_regional_share: float = 0.5
+    """... and once an alignment found the board unmoved, the bump test (the 10th percentile) is
+    not asked if no hand is in view, the cells' change has moved at most ``relight_settled_drift``
+    (90th percentile) since the board became still, and a smooth surface over the board explains
+    at most ``relight_regional_share`` of its spread (``vision.motion.regional_share``). A warmer
+    lamp moves coloured print more than blank card too (game 167007: 4 to 13, steady within 0.4,
+    share 0.14; a move waited 4.2 s). A shadow sweeping over slowly, though no cell moves from
+    one frame to the next, moved them by 5 in 0.4 s, and where it turned back it stood still
+    with a share of 0.74 to 0.86 (game 154001)."""
     relight_gone_cells: int = 2
     """A board with at most this many changed cells looks as it did (a move or two): a large
     changed region that left it was no new light, and the time toward a relight starts again."""
