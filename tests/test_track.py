@@ -358,6 +358,32 @@ def test_a_new_chip_overhanging_an_empty_neighbour_is_committed_without_waiting_
     assert done[0].index / FPS - left <= 0.5
 
 
+def test_a_chip_the_next_hand_kept_from_being_read_is_its_own_move_not_part_of_a_blob() -> None:
+    """A chip is put down, and the next player's arm is over it one frame after the first hand
+    left, before it could be read. Once that hand leaves too, the two new chips on touching cells
+    read at once, as a still hand's blob does, which waits 3 s (game 181002 at 5 frames a second:
+    hands kept coming, and the first chip waited 98 s). They cleared a hand's visit apart: two
+    moves, committed at once and in the order played."""
+    table = Table(seed=31)
+    tracker, ups = started(table)
+    first, second = (5, 5), (4, 4)
+    to_first, to_second = table.cell_centre_px(first), table.cell_centre_px(second)
+    frames = [table.frame(tip) for tip in path(OFF, to_first, 6)] + [table.frame(to_first)] * 3
+    table.chips[first] = "red"
+    frames += [table.frame(tip) for tip in path(to_first, OFF, 6)] + [table.frame()]
+    frames += [table.frame(to_second)] * 14  # a fast arm: over both cells from one frame to the next
+    table.chips[second] = "blue"
+    frames += [table.frame(tip) for tip in path(to_second, OFF, 6)]
+    left = len(ups) + len(frames)
+    out = run(tracker, iter(frames + [table.frame() for _ in range(60)]), start=len(ups))
+    done = commits(out)
+    before = commits(ups)[-1].committed
+    assert [[(r, c) for r in range(SIZE) for c in range(SIZE) if u.committed[r][c] != before[r][c]]
+            for u in done] == [[first], sorted([first, second])]
+    assert done[-1].committed == expected(table)
+    assert all(u.index - left <= 0.5 * FPS for u in done)
+
+
 def test_chip_hidden_under_a_resting_arm_is_not_removed() -> None:
     table = Table(chips={(6, 4): "red"}, seed=4)
     tracker, ups = started(table)

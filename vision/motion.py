@@ -372,6 +372,18 @@ def dilate_cells(mask: np.ndarray, steps: int = 1) -> np.ndarray:
     return cv2.dilate(mask.astype(np.uint8), kernel).astype(bool)
 
 
+def touching_not_later(mask: np.ndarray, times: np.ndarray, by: float) -> np.ndarray:
+    """Cells of ``mask`` (``(10, 10)`` bool) touching (8 ways) another ``mask`` cell whose time in
+    ``times`` is at most ``by`` after their own: what came with them or before, not well after."""
+    if not mask.any():
+        return np.zeros_like(mask)
+    t = np.where(mask, times, np.inf).astype(np.float32)
+    ring = np.ones((3, 3), np.uint8)
+    ring[1, 1] = 0
+    earliest = cv2.erode(t, ring, borderType=cv2.BORDER_CONSTANT, borderValue=np.inf)
+    return mask & (earliest <= t + by)
+
+
 def regions_touching(changed: np.ndarray, seeds: np.ndarray) -> np.ndarray:
     """Cells of ``changed`` whose 8-connected region contains or touches a ``seeds`` cell."""
     if not changed.any() or not seeds.any():

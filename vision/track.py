@@ -79,6 +79,7 @@ from vision.motion import (
     relative_gain,
     skin_mask,
     structural_difference,
+    touching_not_later,
     warp_displacement,
 )
 from vision.track_config import TrackConfig
@@ -616,6 +617,17 @@ class BoardTracker:
         return self._update(t, state, committed=committed, labels=labels, unknown=unknown | unread,
                             message=doubt if t < self._fit_doubt_until else "")
 
+    def _held_by_region(self, ready: np.ndarray, waiting: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+        """The ready cells whose changed region holds a cell still waiting: a region is committed
+        whole (never half a flip of five chips). Cells that cleared of hands over
+        ``blob_together_seconds`` after a ready cell are a later move, not part of its region."""
+        held = regions_touching(candidates, waiting) & ready if waiting.any() else np.zeros_like(ready)
+        later_by = self.config.blob_together_seconds
+        for r, c in np.argwhere(held):
+            with_it = candidates & ~(self._first_clear > self._first_clear[r, c] + later_by)
+            held[r, c] = regions_touching(with_it, waiting & with_it)[r, c]
+        return held
+
     def _overtaking(self, ready: np.ndarray, waiting: np.ndarray, t: float) -> np.ndarray:
         """The ready changes that would overtake an older change still waiting for a sure
         reading (its cell first cleared of hands earlier; a later hand over it does not make it
@@ -732,7 +744,11 @@ class BoardTracker:
         # past the threshold, not held: a hand just gone leaves cells held a while (game 172000:
         # seven held cells touching a new chip held it back 2.3 s).
         wide = region_sizes(candidates & self._changed) > cfg.blob_region_cells
-        crowded = (region_sizes(new_chips) > 1) | wide
+        # A new chip whose cell cleared well before its new neighbour's is the earlier of two
+        # moves, whose reading the second move's hand kept back: it goes first, the later one
+        # after it (game 181002 at 5 frames a second: two such chips held each other back while
+        # hands kept coming, for 98 s).
+        crowded = touching_not_later(new_chips, self._first_clear, cfg.blob_together_seconds) | wide
         ready &= ~(new_chips & crowded & (stable_for < cfg.blob_hold_seconds))
         if not ready.any():
             return None
@@ -741,8 +757,7 @@ class BoardTracker:
         # overhangs or shades it, is no change of its own: it does not hold that chip back.)
         read_empty = ~np.isnan(self._cand_read) & (self._cand_label == "empty") & (self.committed == "empty")
         waiting = candidates & ~ready & ~read_empty
-        blocked = regions_touching(candidates, waiting) if waiting.any() else np.zeros_like(ready)
-        ready &= ~blocked
+        ready &= ~self._held_by_region(ready, waiting, candidates)
         ready &= ~self._overtaking(ready, waiting, t)
         # Cells read again after a new background (a relight, a re-lock) hold moves made while
         # the tracker could not follow, in an order it never saw: they reach the engine

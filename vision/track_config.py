@@ -189,6 +189,10 @@ class TrackConfig:
     """Touching cells read as new chips at once (on empty cells, or a team colour over another's
     chip) are committed only after their reading has held this long (a still hand is read as a
     blob of chips; moves come one by one)."""
+    blob_together_seconds: float = 1.0
+    """... touching new chips count as one blob only where each cleared of hands at most this
+    long after the other: a hand resting still is read as all its chips at once, while two moves
+    are a hand's visit apart (entering, placing and leaving take over a second)."""
     blob_region_cells: int = 4
     """A new chip in a changed region of more cells than this waits ``blob_hold_seconds`` too: a
     chip put down changes its cell, at most with a shadow or an overhang on a neighbour or two."""
