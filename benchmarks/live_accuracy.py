@@ -12,7 +12,7 @@ events are matched with the simulator's ground truth:
 - re-lock time runs from each bump to the first frame the tracker reports ``relocked``.
 
 Usage: ``python benchmarks/live_accuracy.py [--games 20] [--seed 1] [--jobs 2] [--piles]``.
-Games alternate classic/Jumbo and 2/3 teams; 1280x720 at 15 fps.
+Games alternate classic/Jumbo and 2/3 teams; 1280x720 at 15 fps (``--fps`` for another rate).
 """
 
 from __future__ import annotations
@@ -78,9 +78,10 @@ class GameScore:
     seconds: float = 0.0
 
 
-def game_specs(n: int, seed: int, max_moves: int | None = None, piles: bool = False) -> list[Any]:
+def game_specs(n: int, seed: int, max_moves: int | None = None, piles: bool = False,
+               fps: float = FPS) -> list[Any]:
     """``n`` seeded specs cycling classic/Jumbo and 2/3 teams (``max_moves`` caps each game;
-    ``piles``: each team's chips in a pile beside the board)."""
+    ``piles``: each team's chips in a pile beside the board; ``fps``: the camera's frame rate)."""
     from vision.sim import GameSpec
 
     combos = [
@@ -93,7 +94,7 @@ def game_specs(n: int, seed: int, max_moves: int | None = None, piles: bool = Fa
     for k in range(n):
         edition, teams = combos[(seed + k - 1) % len(combos)]  # seed 1 classic, 2 Jumbo, 3 ...
         extra = {} if max_moves is None else {"max_moves": max_moves}
-        specs.append(GameSpec(seed=seed + k, edition=edition, teams=teams, fps=FPS, size=SIZE, piles=piles, **extra))
+        specs.append(GameSpec(seed=seed + k, edition=edition, teams=teams, fps=fps, size=SIZE, piles=piles, **extra))
     return specs
 
 
@@ -135,13 +136,13 @@ def play(spec: Any) -> GameScore:
         if update.corners is not None:
             corners[frame.index] = update.corners
 
-    source = OrderedSource(_frames(sim), fps=FPS, description=score.name)
+    source = OrderedSource(_frames(sim), fps=spec.fps, description=score.name)
     try:
         Pipeline(source, tracker, on_board=on_board, on_update=on_update).run()
     finally:
         source.close()
     score.seconds = time.perf_counter() - start
-    _score(score, list(sim.events), emitted, relocks)
+    _score(score, list(sim.events), emitted, relocks, spec.fps)
     score.causes = _miss_causes(sim, list(sim.events), score.missed_events, boards, corners, tracker, emitted)
     return score
 
@@ -170,13 +171,13 @@ def _miss_causes(sim: Any, truth: list[dict], missed: list[dict], boards: list, 
         r, c = ev["cell"]
         want = ev.get("team") if ev["type"] == "placed" else "empty"
         later = [f for f in frames if f > ev["frame"]]
-        until = min(later[0] - 1 if later else sim.n_frames - 1, ev["frame"] + int(3 * FPS))
+        until = min(later[0] - 1 if later else sim.n_frames - 1, ev["frame"] + int(3 * sim.spec.fps))
         board = _committed_at(boards, until)
         before = _committed_at(boards, max([f for f in frames if f < ev["frame"]], default=0))
         if board is not None and board[r][c] == want:
             cause = "tracker (an earlier change there lost)" if before and before[r][c] == want else "engine"
         else:
-            probe = min(ev["frame"] + int(FPS), until)
+            probe = min(ev["frame"] + int(sim.spec.fps), until)
             off = _grid_error(sim, probe, corners.get(probe))
             seen = _reader_label(sim, probe, corners.get(probe), tracker, r, c)
             cause = "tracker" if seen == want else "reader"
@@ -214,7 +215,8 @@ def _cells(value: Any) -> frozenset[tuple[int, int]]:
     return frozenset((int(r), int(c)) for r, c in (value or ()))
 
 
-def _score(score: GameScore, truth: list[dict], emitted: list[tuple[int, Any]], relocks: list[int]) -> None:
+def _score(score: GameScore, truth: list[dict], emitted: list[tuple[int, Any]], relocks: list[int],
+           fps: float) -> None:
     used: set[int] = set()
     moves = [e for e in truth if e["type"] in ("placed", "removed")]
     score.moves = len(moves)
@@ -224,7 +226,7 @@ def _score(score: GameScore, truth: list[dict], emitted: list[tuple[int, Any]], 
         for k, (index, out) in enumerate(emitted):
             if k in used or out.type != ev["type"] or _cell(out.cell) != cell:
                 continue
-            if index >= ev["frame"] - EARLY_S * FPS:
+            if index >= ev["frame"] - EARLY_S * fps:
                 hit = k
                 break
         if hit is None:
@@ -236,7 +238,7 @@ def _score(score: GameScore, truth: list[dict], emitted: list[tuple[int, Any]], 
         index, out = emitted[hit]
         if ev["type"] == "placed" and ev.get("team") and out.team and out.team != ev["team"]:
             score.wrong_team += 1
-        score.latencies.append((index - ev["frame"]) / FPS)
+        score.latencies.append((index - ev["frame"]) / fps)
         if score.latencies[-1] > 1.0:
             score.slow.append(f"{ev['type']} {cell} hand left {ev['frame']} committed {index}")
     for k, (index, out) in enumerate(emitted):
@@ -269,9 +271,9 @@ def _score(score: GameScore, truth: list[dict], emitted: list[tuple[int, Any]], 
         if ev["type"] != "bump":
             continue
         score.bumps += 1
-        after = [i for i in relocks if ev["frame"] <= i <= ev["frame"] + RELOCK_GIVE_UP_S * FPS]
+        after = [i for i in relocks if ev["frame"] <= i <= ev["frame"] + RELOCK_GIVE_UP_S * fps]
         if after:
-            score.relock_times.append((after[0] - ev["frame"]) / FPS)
+            score.relock_times.append((after[0] - ev["frame"]) / fps)
         else:
             score.relock_failed += 1
 
@@ -328,12 +330,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-moves", type=int, default=None,
                         help="cap each game at this many turns (default: the simulator's; shorter runs)")
     parser.add_argument("--piles", action="store_true", help="each team's chips in a pile beside the board")
+    parser.add_argument("--fps", type=float, default=FPS,
+                        help=f"the camera's frame rate (default {FPS:g}; webcams drop to 5 in a dim room)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the tracker does")
     parser.add_argument("--details", action="store_true", help="list slow events and engine alerts")
     args = parser.parse_args(argv)
+    if not args.fps > 0:
+        parser.error("--fps must be a positive number of frames a second")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
-    specs = game_specs(args.games, args.seed, args.max_moves, args.piles)
+    specs = game_specs(args.games, args.seed, args.max_moves, args.piles, args.fps)
     start = time.perf_counter()
     scores: list[GameScore] = []
     if args.jobs > 1:
