@@ -620,10 +620,11 @@ class BoardTracker:
     def _held_by_region(self, ready: np.ndarray, waiting: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """The ready cells whose changed region holds a cell still waiting: a region is committed
         whole (never half a flip of five chips). Cells that cleared of hands over
-        ``blob_together_seconds`` after a ready cell are a later move, not part of its region."""
+        ``blob_together_seconds`` after a ready cell read with certainty are a later move, not
+        part of its region."""
         held = regions_touching(candidates, waiting) & ready if waiting.any() else np.zeros_like(ready)
         later_by = self.config.blob_together_seconds
-        for r, c in np.argwhere(held):
+        for r, c in np.argwhere(held & (self._cand_conf >= self.config.blob_apart_confidence)):
             with_it = candidates & ~(self._first_clear > self._first_clear[r, c] + later_by)
             held[r, c] = regions_touching(with_it, waiting & with_it)[r, c]
         return held
@@ -744,11 +745,16 @@ class BoardTracker:
         # past the threshold, not held: a hand just gone leaves cells held a while (game 172000:
         # seven held cells touching a new chip held it back 2.3 s).
         wide = region_sizes(candidates & self._changed) > cfg.blob_region_cells
-        # A new chip whose cell cleared well before its new neighbour's is the earlier of two
-        # moves, whose reading the second move's hand kept back: it goes first, the later one
-        # after it (game 181002 at 5 frames a second: two such chips held each other back while
-        # hands kept coming, for 98 s).
-        crowded = touching_not_later(new_chips, self._first_clear, cfg.blob_together_seconds) | wide
+        # A new chip read with certainty whose cell cleared well before its new neighbour's is the
+        # earlier of two moves, whose reading the second move's hand kept back: it goes first, the
+        # later one after it (game 181002 at 5 frames a second: two such chips held each other
+        # back while hands kept coming, for 98 s). An unsure one may be a hand that shifted.
+        certain = self._cand_conf >= cfg.blob_apart_confidence
+        crowded = (
+            touching_not_later(new_chips, self._first_clear, cfg.blob_together_seconds)
+            | (region_sizes(new_chips) > 1) & ~certain
+            | wide
+        )
         ready &= ~(new_chips & crowded & (stable_for < cfg.blob_hold_seconds))
         if not ready.any():
             return None

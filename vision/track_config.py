@@ -193,6 +193,10 @@ class TrackConfig:
     """... touching new chips count as one blob only where each cleared of hands at most this
     long after the other: a hand resting still is read as all its chips at once, while two moves
     are a hand's visit apart (entering, placing and leaving take over a second)."""
+    blob_apart_confidence: float = 0.9
+    """... and only a chip read at least this surely is told apart so (game 183006 at 5 frames a
+    second: an arm lying still along the edge shifted, and its cells, read at 0.5 to 0.77,
+    cleared over a second apart)."""
     blob_region_cells: int = 4
     """A new chip in a changed region of more cells than this waits ``blob_hold_seconds`` too: a
     chip put down changes its cell, at most with a shadow or an overhang on a neighbour or two."""
