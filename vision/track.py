@@ -617,14 +617,15 @@ class BoardTracker:
         return self._update(t, state, committed=committed, labels=labels, unknown=unknown | unread,
                             message=doubt if t < self._fit_doubt_until else "")
 
-    def _held_by_region(self, ready: np.ndarray, waiting: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    def _held_by_region(self, ready: np.ndarray, waiting: np.ndarray, candidates: np.ndarray,
+                        certain: np.ndarray) -> np.ndarray:
         """The ready cells whose changed region holds a cell still waiting: a region is committed
         whole (never half a flip of five chips). Cells that cleared of hands over
-        ``blob_together_seconds`` after a ready cell read with certainty are a later move, not
-        part of its region."""
+        ``blob_together_seconds`` after a ``certain`` ready cell are a later move, not part of its
+        region."""
         held = regions_touching(candidates, waiting) & ready if waiting.any() else np.zeros_like(ready)
         later_by = self.config.blob_together_seconds
-        for r, c in np.argwhere(held & (self._cand_conf >= self.config.blob_apart_confidence)):
+        for r, c in np.argwhere(held & certain):
             with_it = candidates & ~(self._first_clear > self._first_clear[r, c] + later_by)
             held[r, c] = regions_touching(with_it, waiting & with_it)[r, c]
         return held
@@ -763,7 +764,7 @@ class BoardTracker:
         # overhangs or shades it, is no change of its own: it does not hold that chip back.)
         read_empty = ~np.isnan(self._cand_read) & (self._cand_label == "empty") & (self.committed == "empty")
         waiting = candidates & ~ready & ~read_empty
-        ready &= ~self._held_by_region(ready, waiting, candidates)
+        ready &= ~self._held_by_region(ready, waiting, candidates, certain)
         ready &= ~self._overtaking(ready, waiting, t)
         # Cells read again after a new background (a relight, a re-lock) hold moves made while
         # the tracker could not follow, in an order it never saw: they reach the engine
@@ -1113,18 +1114,9 @@ class BoardTracker:
             return None
         waiting = self._update(t, "occluded", message="board covered")
         still = t - self._global_still
-        # A new light that has settled over the whole board: the board unmoved, no hand in view,
-        # every cell's change the same as when the stillness began, and no region changed more
-        # than the rest (a shadow sweeping over slowly moves no cell from one frame to the next,
-        # and stands still as it turns back: game 154001).
-        settled = (
-            self._global_unmoved and not hand
-            and float(np.percentile(np.abs(change - self._global_still_change), 90)) <= cfg.relight_settled_drift
-            and regional_share(change) <= cfg.relight_regional_share
-        )
         if still >= cfg.relight_after_seconds or (still >= cfg.relight_settle_seconds and (
             (self._global_unmoved and self._global_quiet >= cfg.relight_quiet_seconds)
-            or changed_alike(change, cfg.relight_even_spread, settled=settled)
+            or changed_alike(change, cfg.relight_even_spread, settled=self._light_settled(change, hand=hand))
         )):
             if self._blown(rect):
                 return self._update(t, "occluded", message=TOO_BRIGHT)
@@ -1133,6 +1125,18 @@ class BoardTracker:
             return self._update(t, "live", labels=self.committed,
                                 unknown=np.zeros((SIZE, SIZE), dtype=bool), message="light changed")
         return waiting
+
+    def _light_settled(self, change: np.ndarray, *, hand: bool) -> bool:
+        """Is the board-wide ``change`` a new light settled over the whole board: the board
+        unmoved, no hand in view, every cell's change as when the stillness began, and no region
+        changed more than the rest? (A shadow sweeping over slowly moves no cell from one frame to
+        the next, and stands still as it turns back: game 154001.)"""
+        cfg = self.config
+        return (
+            self._global_unmoved and not hand
+            and float(np.percentile(np.abs(change - self._global_still_change), 90)) <= cfg.relight_settled_drift
+            and regional_share(change) <= cfg.relight_regional_share
+        )
 
     def _blown(self, rect: np.ndarray) -> bool:
         """Is most of the rectified board clipped to white (too bright to tell a hand from a card)?
