@@ -27,6 +27,7 @@ from vision.flipped import FlippedPrior, with_flipped_lines
 from vision.geometry import GridFit, guess_edition, mirror_points, mirrored, order_as_seen, shift_in_cells
 from vision.locate import LocateConfig, locate_grid
 from vision.roundness import RoundnessConfig, chip_roundness, edition_by_roundness, sure_chips
+from vision.teams import TeamsPrior, with_teams_in_play
 from vision.warp import check_corners, check_frame, corners_in_frame
 
 log = logging.getLogger(__name__)
@@ -55,6 +56,9 @@ class DetectConfig:
     before giving up."""
     flipped: FlippedPrior | None = field(default_factory=FlippedPrior)
     """White chips read as whole sequences (None: cell by cell)."""
+    teams: TeamsPrior | None = field(default_factory=TeamsPrior)
+    """Doubtful chips of a colour no clear chip shows in play read as a team in play
+    (``vision.teams``; None: each chip's colour on its own)."""
     roundness: RoundnessConfig | None = field(default_factory=RoundnessConfig)
     """How the chips' outlines are measured to tell the edition where their colours do not
     (``vision.roundness``; None: not measured)."""
@@ -510,7 +514,7 @@ def _read(frame: np.ndarray, placed: _Placement, reference: np.ndarray | None, p
             reader.set_reference(reader.rectify(reference, placed.reference_corners))
     with _timed(timings, "read"):
         reading = with_flipped_lines(reader.read(frame, placed.corners), model.labels, config.flipped)
-        return reader, reading
+        return reader, with_teams_in_play(reading, model.labels, config.teams)
 
 
 def _colour_model(profile: Any, edition: str, edition_known: bool, *, white_possible: bool = False,

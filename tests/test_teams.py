@@ -1,0 +1,104 @@
+"""A colour no clear chip shows is not a team of the game: its doubtful chips take a team in play."""
+
+import numpy as np
+
+from vision.colour import ColourModel
+from vision.detect import DetectConfig, detect
+from vision.sim import random_spec, render
+from vision.teams import TeamsPrior, colours_in_play, recoloured_to_teams_in_play
+
+NAMES = ("blue", "green", "red")
+
+
+def _board(cells: dict[tuple[int, int], str]) -> list[list[str]]:
+    labels = [["empty"] * 10 for _ in range(10)]
+    for r, c in ((0, 0), (0, 9), (9, 9), (9, 0)):
+        labels[r][c] = "free"
+    for (r, c), v in cells.items():
+        labels[r][c] = v
+    return labels
+
+
+def _game(green: int, red: int, doubtful_blue: list[tuple[int, int]]) -> tuple[list[list[str]], np.ndarray]:
+    """``green`` and ``red`` clear chips (confidence 1) row by row from (1, 0), and blue chips
+    read at confidence 0.05 on ``doubtful_blue``."""
+    free = [(r, c) for r in range(1, 9) for c in range(10) if (r, c) not in doubtful_blue]
+    cells = {cell: "green" for cell in free[:green]}
+    cells.update({cell: "red" for cell in free[green:green + red]})
+    cells.update({cell: "blue" for cell in doubtful_blue})
+    conf = np.ones((10, 10), np.float32)
+    for r, c in doubtful_blue:
+        conf[r, c] = 0.05
+    return _board(cells), conf
+
+
+def _dist(labels: list[list[str]], nearest: dict[tuple[int, int], str]) -> np.ndarray:
+    """Prototype distances: 1 to the cell's own colour, 2 to the colour ``nearest`` names for it,
+    9 to the rest."""
+    dist = np.full((10, 10, len(NAMES)), 9.0, np.float32)
+    for r in range(10):
+        for c in range(10):
+            if labels[r][c] in NAMES:
+                dist[r, c, NAMES.index(labels[r][c])] = 1.0
+    for (r, c), name in nearest.items():
+        dist[r, c, NAMES.index(name)] = 2.0
+    return dist
+
+
+LOGIT = np.full((10, 10), 8.0, np.float32)
+
+
+def test_doubtful_chips_of_a_colour_no_clear_chip_shows_take_the_nearest_team_in_play():
+    blue = [(9, 3), (9, 5)]
+    labels, conf = _game(20, 18, blue)
+    out, new_conf = recoloured_to_teams_in_play(labels, conf, LOGIT, _dist(labels, {(9, 3): "green", (9, 5): "red"}),
+                                                NAMES)
+    assert (out[9][3], out[9][5]) == ("green", "red")
+    assert new_conf[9, 3] > 0.9  # green is far nearer than red: no doubt left about the colour
+    unchanged = [(r, c) for r in range(10) for c in range(10) if (r, c) not in blue]
+    assert all(out[r][c] == labels[r][c] and new_conf[r, c] == conf[r, c] for r, c in unchanged)
+
+
+def test_a_clear_chip_of_the_colour_puts_its_team_in_play():
+    labels, conf = _game(20, 18, [(9, 3), (9, 5)])
+    labels[8][8] = "blue"  # one clear blue chip: blue is a team of this game
+    out, _ = recoloured_to_teams_in_play(labels, conf, LOGIT, _dist(labels, {(9, 3): "green", (9, 5): "red"}), NAMES)
+    assert (out[9][3], out[9][5]) == ("blue", "blue")
+
+
+def test_early_in_a_game_too_few_clear_chips_to_tell_the_teams():
+    labels, conf = _game(5, 5, [(9, 3)])
+    assert colours_in_play(np.asarray(labels, dtype=object).ravel(), conf.ravel(), TeamsPrior()) is None
+    out, _ = recoloured_to_teams_in_play(labels, conf, LOGIT, _dist(labels, {(9, 3): "green"}), NAMES)
+    assert out[9][3] == "blue"
+
+
+def test_a_team_whose_chips_all_read_doubtful_is_still_a_team():
+    """Blue chips as many as a team's are a team, read unsure (say in a dim corner), not a tint."""
+    blue = [(9, c) for c in range(1, 9)]
+    labels, conf = _game(20, 18, blue)
+    out, _ = recoloured_to_teams_in_play(labels, conf, LOGIT, _dist(labels, {cell: "green" for cell in blue}), NAMES)
+    assert all(out[r][c] == "blue" for r, c in blue)
+
+
+def test_a_sure_reading_keeps_its_colour():
+    labels, conf = _game(20, 18, [(9, 3)])
+    conf[9, 3] = 0.8  # unsure enough not to show blue in play, too sure to be recoloured
+    out, _ = recoloured_to_teams_in_play(labels, conf, LOGIT, _dist(labels, {(9, 3): "green"}), NAMES)
+    assert out[9][3] == "blue"
+
+
+def test_green_chips_glare_tints_cyan_read_green_in_a_green_and_red_game():
+    """Seed 9660 (hard, classic): a lamp over green felt; the reader's hue rule calls five green
+    chips blue, unsure, beside dozens of clear green and red chips."""
+    scene = render(random_spec(9660, edition="classic", difficulty="hard"))
+    teams = {v for row in scene.labels for v in row} - {"free", "empty"}
+    assert teams == {"green", "red"}
+    cells = [(0, 1), (1, 2), (2, 0), (2, 1), (2, 2)]
+    assert all(scene.labels[r][c] == "green" for r, c in cells)
+    alone = detect(scene.frame, corners=scene.corners, edition="classic", config=DetectConfig(teams=None))
+    assert [alone.labels[r][c] for r, c in cells] == ["blue"] * 5
+    det = detect(scene.frame, corners=scene.corners, edition="classic")
+    assert [det.labels[r][c] for r, c in cells] == ["green"] * 5
+    assert not any(v == "blue" for row in det.labels for v in row)
+    assert ColourModel.default("classic").labels == NAMES  # the order the unit tests above assume
