@@ -492,6 +492,39 @@ def test_chip_placed_just_before_a_bump_is_still_committed() -> None:
     assert [u.committed for u in commits(out)] == [expected(table)]
 
 
+def covered_rows(table: Table, rows: tuple[int, int]) -> np.ndarray:
+    """A frame with a still non-skin block (a sleeve, a box) over whole rows ``rows[0]`` to
+    ``rows[1] - 1`` of the board."""
+    quad = cv2.getPerspectiveTransform(np.float32([[0, 0], [10, 0], [10, 10], [0, 10]]), table.corners())
+    a, b = rows
+    block = cv2.perspectiveTransform(np.float32([[[-0.5, a], [10.5, a], [10.5, b], [-0.5, b]]]), quad)[0]
+    img = table.frame()
+    cv2.fillPoly(img, [block.astype(np.int32)], (120, 40, 150))
+    return img
+
+
+def test_a_move_the_relock_found_waits_for_the_board_to_be_uncovered() -> None:
+    """A chip taken off while the board is bumped is read again after the re-lock; a sleeve then
+    covers most of the board for longer than a doubtful reading is kept. The time the board was
+    covered does not count: the chip is taken off once it is in view again (game 186007 at 7.5
+    frames a second, where an arm lay over the board after a bump and the removal was never
+    committed)."""
+    table = Table(chips={(1, 1): "blue", (8, 8): "green", (7, 2): "red"}, seed=5)
+    tracker, ups = started(table)
+    table.shift, table.rotate_deg = (4.0, -3.0), 1.5
+    del table.chips[(7, 2)]
+    out: list[TrackUpdate] = []
+    while not any(u.relocked for u in out):
+        assert len(out) < 30, "the bump was not re-locked"
+        out += run(tracker, iter([table.frame()]), start=len(ups) + len(out))
+    assert tracker._pending[7, 2]  # read again, not yet committed
+    cover = int(1.2 * tracker.config.pending_seconds * FPS)
+    out += run(tracker, (covered_rows(table, (1, 7)) for _ in range(cover)), start=len(ups) + len(out))
+    assert commits(out) == []
+    out += run(tracker, (table.frame() for _ in range(15)), start=len(ups) + len(out))
+    assert [u.committed for u in commits(out)] == [expected(table)]
+
+
 def flickering_chip(
     config: TrackConfig, *, new_game: bool, hand_at: tuple[int, int] | None = None
 ) -> list[TrackUpdate]:

@@ -1087,8 +1087,13 @@ class BoardTracker:
             self._global_unmoved = False
             log.info("frame %d: most of the board changed at once (bump, arm or light)", self._index)
         waiting = self._update(t, self._lost_state(t, "relocking"), message="board moved or covered")
-        if not moving.any() and self._global_last_t is not None:
-            self._global_quiet += t - self._global_last_t
+        if self._global_last_t is not None:
+            if not moving.any():
+                self._global_quiet += t - self._global_last_t
+            # Cells being read again cannot be read while most of the board is changed: their
+            # time to be read surely does not run meanwhile (game 186007 at 7.5 frames a second:
+            # an arm lay over the board after a bump, and a removal was given up unread).
+            self._pending_until += t - self._global_last_t
         self._global_last_t = t
         if moving.any():
             self._global_still = None
