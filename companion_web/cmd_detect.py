@@ -20,6 +20,9 @@ from companion_web.errors import CliError
 from companion_web.options import EDITION_CHOICES, parse_corners
 
 HELP = "read the board in one image: the chip in every cell"
+UNSURE_TURN = 0.5
+"""An orientation confidence under this is said in the readable output, with what to do: the
+print did not tell which corner is cell (0, 0) (a crowded board in dim light can hide it)."""
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -114,6 +117,9 @@ def _print_text(det: Any) -> None:
     points = (f"{n} {x:.1f},{y:.1f}" for n, (x, y) in zip(names, det.corners, strict=True))
     lines.append("corners: " + "  ".join(points))
     lines.append(f"edition: {det.edition}   orientation confidence: {det.orientation_confidence:.2f}")
+    if det.orientation_confidence < UNSURE_TURN:
+        lines.append("the board's turn is unsure (its print barely shows): check in --overlay that cell (0, 0) "
+                     "is the free corner left of 2S, or give --corners, or calibrate a --profile")
     if det.mirrored:
         lines.append("the picture is mirrored (the camera's mirror setting is on): the board was read through it")
     doubtful = int((det.confidence < 0.6).sum())

@@ -1,5 +1,6 @@
 """`sequence-companion detect`: readable and JSON output, overlay, and every bad input."""
 
+import dataclasses
 import json
 
 import cv2
@@ -58,6 +59,22 @@ def test_readable_output_says_when_the_picture_is_mirrored(board, tmp_path, caps
     expected = np.array([[letters[v] for v in row] for row in scene.labels])
     visible = ~scene.occluded
     assert np.array_equal(np.array([list(line) for line in lines[:10]])[visible], expected[visible])
+
+
+def test_readable_output_says_when_the_board_s_turn_is_unsure(board, capsys, monkeypatch):
+    """A turn the print barely told (seed 11039, hard, a crowded Jumbo mat in dim light: found
+    at the right place, read at 0.08 and wrong) is said, with what to do about it."""
+    import vision.detect
+
+    scene, path, corners = board
+    assert main(["detect", str(path), "--corners", corners]) == 0
+    assert "unsure" not in capsys.readouterr().out
+    found = vision.detect.detect(scene.frame, corners=scene.corners)
+    unsure = dataclasses.replace(found, orientation_confidence=0.08)
+    monkeypatch.setattr(vision.detect, "detect", lambda *a, **k: unsure)
+    assert main(["detect", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any("turn is unsure" in line and "--corners" in line for line in lines)
 
 
 def test_overlay_is_written(board, tmp_path, capsys):
