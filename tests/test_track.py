@@ -890,6 +890,31 @@ def test_still_sleeve_over_many_cells_is_never_read_as_moves() -> None:
     assert out[-1].state == "live"
 
 
+def test_a_piece_a_still_sleeve_leaves_at_the_edge_is_no_move() -> None:
+    """A sleeve lies across three rows and over (6, 9) too; then its faint edge over columns 7
+    to 9 no longer changes the cards enough, and (6, 9) is a piece on its own, the size of a
+    chip. It is still the sleeve (game 172004 at 7.5 frames a second: a dark sleeve in dim
+    light, read as a red chip)."""
+    table = Table(chips={(4, 4): "green"}, seed=10)
+    tracker, ups = started(table)
+    quad = cv2.getPerspectiveTransform(np.float32([[0, 0], [10, 0], [10, 10], [0, 10]]), table.corners())
+
+    def sleeve(last_col: float) -> np.ndarray:
+        img = table.frame()
+        for x0, y0, x1, y1 in ((-0.5, 3, last_col, 6), (9.1, 6.1, 9.9, 6.9)):
+            block = cv2.perspectiveTransform(np.float32([[[x0, y0], [x1, y0], [x1, y1], [x0, y1]]]), quad)[0]
+            cv2.fillPoly(img, [block.astype(np.int32)], (120, 40, 150))
+        return img
+
+    frames = [sleeve(10.0) for _ in range(6)] + [sleeve(7.0) for _ in range(50)]
+    out = run(tracker, iter(frames), start=len(ups))
+    assert commits(out) == []
+    assert out[-1].unknown[6, 9]
+    out += run(tracker, (table.frame() for _ in range(10)), start=len(ups) + len(out))
+    assert commits(out) == []
+    assert out[-1].state == "live"
+
+
 def test_still_hands_turn_after_turn_do_not_add_up_to_a_new_light() -> None:
     """A still dark hand the hand tests cannot see (no skin, no motion, nothing across the edge)
     rests over a block of cells for 1.3 s, turn after turn, and leaves each time: no new light,

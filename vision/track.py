@@ -263,6 +263,9 @@ class BoardTracker:
         self._changed = np.zeros(shape, dtype=bool)
         self._held = np.zeros(shape, dtype=bool)
         """The last frame's changed cells, with those held by hysteresis (``change_keep_threshold``)."""
+        self._sleeve = np.zeros(shape, dtype=bool)
+        """Cells a region too large for a move (an arm, a sleeve) has covered and that have stayed
+        changed since, while such a region is in view."""
         self._reach_still_since = np.full(shape, np.nan)
         """Since when each edge cell's margin has looked reached into with nothing moving near it."""
         self._pending = np.zeros(shape, dtype=bool)
@@ -467,6 +470,7 @@ class BoardTracker:
             pending = np.zeros_like(pending)
         self._pending, self._changed = pending, np.zeros_like(self._changed)
         self._held = np.zeros_like(self._held)
+        self._sleeve = np.zeros_like(self._sleeve)
         self._reach_still_since[:] = np.nan
         if pending.any():
             self._pending_until = self._t + self.config.pending_seconds
@@ -572,6 +576,12 @@ class BoardTracker:
 
         # a bump's first frames move, a sleeve covers many cells: those are no moves
         large = large_regions(changed, cfg.max_change_region)
+        # A still sleeve's region can split where its faint edge dips under the threshold: the
+        # piece left over one or two cells at the board's edge is no move (game 172004 at 7.5
+        # frames a second, a dark sleeve in dim light read as a red chip). Its cells stay part
+        # of the sleeve while they stay changed and a large region is still in view.
+        self._sleeve = ((self._sleeve & changed) | large) if large.any() else np.zeros_like(large)
+        large = large | self._sleeve
         self._changed = changed & ~moving & ~large
         if self._pending.any() and t > self._pending_until:
             log.info("frame %d: pending cells %s were never read surely; given up", self._index,
