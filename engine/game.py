@@ -249,6 +249,13 @@ class Game:
         if len(removals) > 1:
             keys.append((ev.MULTIPLE_REMOVED, tuple(removals)))
             removals = []
+        if removals and placements and self._placed_first(placements[0][1], removals[0]):
+            # One chip put down and one taken off, seen at once (the camera missed a turn): the
+            # team to play put its chip down, and the next team took an opponent's chip off.
+            self._place(*placements[0], group, out)
+            group += 1
+            self._remove(removals[0], group, out)
+            placements = removals = []
         if removals:
             self._remove(removals[0], group, out)
         if placements:
@@ -278,6 +285,14 @@ class Game:
             left.remove(mine)
             turn = next_team(self._teams, turn)
         return order
+
+    def _placed_first(self, team: str, removed: int) -> bool:
+        """Whether a placement by ``team`` and the removal of the chip on cell index ``removed``,
+        seen at once, are the team to play's move and then the next team's (turns tracked, the
+        removed chip not the remover's own); else the removal is taken first, as the turn's."""
+        if self._turn is None or team != self._turn:
+            return False
+        return self._board._cells[removed].colour != next_team(self._teams, team)
 
     def _merge_row(self, row: list, seen_row: list[str]) -> list[str]:
         out = []

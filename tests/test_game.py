@@ -191,6 +191,34 @@ def test_new_chips_that_fit_the_next_turns_are_those_turns():
     assert game.board.chip((3, 3)) is None and game.board.chip((6, 6)) is not None
 
 
+def test_a_chip_put_down_and_one_taken_off_at_once_are_two_turns_in_order():
+    """The camera missed a turn (an arm lay over the board, then it was bumped): green put a
+    chip down, then blue took one of green's off, both seen at once (game 188002 of
+    ``live_accuracy``, where the removal was taken first and green's move raised an alert)."""
+    game = Game()
+    table = Table(game)
+    table.play((3, 3))  # blue
+    table.play((5, 5))  # green
+    table.play((6, 6))  # blue
+    assert game.turn == "green"
+    out = table.set((7, 7), "green").set((5, 5), "empty").look()
+    assert [(e.type, e.cell, e.team) for e in out] == [("placed", (7, 7), "green"), ("removed", (5, 5), "green")]
+    assert not alerts(out) and game.turn == "green"
+    game.undo()  # each is its own turn
+    assert game.board.chip((5, 5)) is not None and game.board.chip((7, 7)) is not None
+    assert game.turn == "blue"
+
+
+def test_a_removal_and_a_chip_of_the_team_not_to_play_keep_the_removal_first():
+    game = Game()
+    table = Table(game)
+    table.play((3, 3))  # blue
+    table.play((5, 5))  # green: blue to play, and blue takes green's chip off
+    out = table.set((5, 5), "empty").set((7, 7), "green").look()
+    assert [(e.type, e.cell) for e in out] == [("removed", (5, 5)), ("placed", (7, 7))]
+    assert not alerts(out) and game.turn == "blue"
+
+
 def test_new_chips_of_one_team_at_once_stay_an_alert():
     game = Game(["blue", "green", "red"])
     table = Table(game)
