@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from labelgrids import board_labels
 
 from vision.cell_model import load_chip_nets
 from vision.detect import DetectConfig, detect
@@ -18,15 +19,6 @@ from vision.patch_net import CLASSES as PATCH_CLASSES
 from vision.sim import random_spec, render
 
 NAMES = ("blue", "red", "yellow", "flipped")
-
-
-def _board(cells: dict[tuple[int, int], str]) -> list[list[str]]:
-    labels = [["empty"] * 10 for _ in range(10)]
-    for r, c in ((0, 0), (0, 9), (9, 9), (9, 0)):
-        labels[r][c] = "free"
-    for (r, c), v in cells.items():
-        labels[r][c] = v
-    return labels
 
 
 def _logits(labels: list[list[str]], faint: dict[tuple[int, int], float] | None = None) -> np.ndarray:
@@ -54,7 +46,7 @@ def _read(labels, logit):
 
 def test_four_clear_white_chips_vouch_for_a_faint_fifth():
     line = {(4, c): "flipped" for c in range(2, 6)}
-    labels = _board(line)
+    labels = board_labels(line)
     out, conf = _read(labels, _logits(labels, faint={(4, 6): -1.0}))
     assert [out[4][c] for c in range(2, 7)] == ["flipped"] * 5
     assert conf[4, 6] < 0.5  # inferred, not seen
@@ -62,13 +54,13 @@ def test_four_clear_white_chips_vouch_for_a_faint_fifth():
 
 
 def test_a_lone_white_reading_is_an_empty_card():
-    labels = _board({(5, 5): "flipped"})
+    labels = board_labels({(5, 5): "flipped"})
     out, _ = _read(labels, _logits(labels, faint={(5, 5): 1.5}))
     assert out[5][5] == "empty"
 
 
 def test_a_lone_white_reading_that_is_surely_a_chip_takes_its_next_colour():
-    labels = _board({(5, 5): "flipped"})
+    labels = board_labels({(5, 5): "flipped"})
     dist = _dist(labels)
     dist[5, 5, NAMES.index("red")] = 2.0
     out, _ = read_flipped_as_lines(labels, np.ones((10, 10), np.float32), _logits(labels), dist, NAMES)
@@ -86,7 +78,7 @@ def _patch_says(cell: tuple[int, int], **probs: float) -> dict[str, np.ndarray]:
 def test_a_lone_white_reading_the_patch_network_sees_in_a_team_colour_takes_that_colour():
     """Glare washes a red chip white in colour; the patch network still sees a red chip (even
     odds or better), and a white chip off every line cannot be one anyway."""
-    labels = _board({(5, 5): "flipped"})
+    labels = board_labels({(5, 5): "flipped"})
     logit = _logits(labels, faint={(5, 5): 1.5})
     conf = np.ones((10, 10), np.float32)
     out, _ = read_flipped_as_lines(labels, conf, logit, _dist(labels), NAMES,
@@ -100,7 +92,7 @@ def test_a_lone_white_reading_the_patch_network_sees_in_a_team_colour_takes_that
 def test_a_lone_white_chip_both_networks_are_sure_of_stays_white():
     """A clear white chip whose line the frame does not show whole (hidden, or read as another
     colour) is still a white chip, not the next-nearest colour."""
-    labels = _board({(5, 5): "flipped"})
+    labels = board_labels({(5, 5): "flipped"})
     conf = np.ones((10, 10), np.float32)
     out, _ = read_flipped_as_lines(labels, conf, _logits(labels), _dist(labels), NAMES,
                                    features=_patch_says((5, 5), flipped=0.999))
@@ -112,7 +104,7 @@ def test_a_lone_white_chip_both_networks_are_sure_of_stays_white():
 
 def test_a_free_corner_completes_a_white_line():
     line = {(0, c): "flipped" for c in range(1, 5)}
-    labels = _board(line)
+    labels = board_labels(line)
     out, _ = _read(labels, _logits(labels))
     assert [out[0][c] for c in range(1, 5)] == ["flipped"] * 4
     assert out[0][0] == "free" and out[0][5] == "empty"
@@ -121,7 +113,7 @@ def test_a_free_corner_completes_a_white_line():
 def test_a_white_line_does_not_run_through_a_coloured_chip():
     cells = {(3, c): "flipped" for c in (1, 2, 4, 5)}
     cells[(3, 3)] = "blue"
-    labels = _board(cells)
+    labels = board_labels(cells)
     out, _ = _read(labels, _logits(labels))
     assert out[3][3] == "blue"
     assert all(out[3][c] != "flipped" for c in (1, 2, 4, 5))
@@ -132,7 +124,7 @@ def test_a_white_line_passes_a_chip_the_light_tinted_nearly_white():
     yellow than white. The four clear white chips around it then make it the fifth."""
     cells = {(3, c): "flipped" for c in (1, 2, 4, 5)}
     cells[(3, 3)] = "yellow"
-    labels = _board(cells)
+    labels = board_labels(cells)
     dist = _dist(labels)
     dist[3, 3, NAMES.index("flipped")] = 1.5  # white only 1.0 farther than its yellow
     out, conf = read_flipped_as_lines(labels, np.ones((10, 10), np.float32), _logits(labels), dist, NAMES)
@@ -145,7 +137,7 @@ def test_a_white_line_passes_a_chip_the_light_tinted_nearly_white():
 
 
 def test_a_line_is_not_stretched_past_five_by_a_faint_neighbour():
-    labels = _board({(6, c): "flipped" for c in range(1, 6)})
+    labels = board_labels({(6, c): "flipped" for c in range(1, 6)})
     out, _ = _read(labels, _logits(labels, faint={(6, 6): -0.5}))
     assert out[6][6] == "empty"  # a sixth would share four cells with the first sequence
 
@@ -155,7 +147,7 @@ def test_six_in_a_row_with_a_crossing_sequence_are_all_white():
     the row's last five and the diagonal. A greedy pick of the row's first five (as good on its
     own) would leave the sixth a stray; every white reading must end on a line."""
     cells = {(3, c): "flipped" for c in range(4, 10)} | {(3 - k, 4 + k): "flipped" for k in range(-1, 4)}
-    labels = _board(cells)
+    labels = board_labels(cells)
     out, _ = _read(labels, _logits(labels))
     assert all(out[r][c] == "flipped" for r, c in cells)
     assert sum(v == "flipped" for row in out for v in row) == len(cells)
@@ -163,7 +155,7 @@ def test_six_in_a_row_with_a_crossing_sequence_are_all_white():
 
 def test_two_sequences_may_share_one_cell():
     cells = {(2, c): "flipped" for c in range(2, 7)} | {(r, 4): "flipped" for r in range(3, 7)}
-    labels = _board(cells)
+    labels = board_labels(cells)
     taken = flipped_lines(_logits(labels).reshape(-1), np.zeros(100, bool)).reshape(10, 10)
     assert taken[2, 2:7].all() and taken[2:7, 4].all()
     assert taken.sum() == 9
@@ -174,7 +166,7 @@ def test_no_more_white_lines_are_read_than_a_game_can_leave():
     others'). Here four rows of cards a lamp has lifted read faintly chip-like (as on a sunlit
     mat); of four lines there, one at least is a misreading."""
     rows = (1, 3, 5, 7)
-    labels = _board({})
+    labels = board_labels({})
     out, _ = _read(labels, _logits(labels, faint={(r, c): 0.5 for r in rows for c in range(2, 7)}))
     white = [sum(out[r][c] == "flipped" for c in range(2, 7)) for r in rows]
     assert sorted(white) == [0, 5, 5, 5]
@@ -200,7 +192,7 @@ def test_a_glare_lifted_patch_of_faint_white_readings_is_no_line(rule):
     learnt from more hard frames). Scored on the logits alone, any row of the patch is a line; one
     that must stand out from its neighbourhood, or from the frame's other white readings, is not."""
     patch = {(r, c): "flipped" for r in range(3, 6) for c in range(2, 7)}
-    labels = _board(patch)
+    labels = board_labels(patch)
     logit = _logits(labels, faint={cell: 0.5 for cell in patch}).reshape(-1)
     white = np.array(labels).reshape(-1) == "flipped"
     team = np.zeros(100, bool)
@@ -218,7 +210,7 @@ def test_a_glare_lifted_patch_of_faint_white_readings_is_no_line(rule):
 def _white_reading(white: list[tuple[int, int]], lit: list[tuple[int, int]]) -> tuple[list[list[str]], dict]:
     """A reading with faint white chips (logit 0.5, the patch network at even odds) on ``white``,
     cards elsewhere, and the cells ``lit`` lighter (L 97) than the rest (L 88)."""
-    labels = _board({cell: "flipped" for cell in white})
+    labels = board_labels({cell: "flipped" for cell in white})
     lab = np.zeros((10, 10, 3), np.float32)
     lab[..., 0] = 88.0
     probs = np.zeros((10, 10, len(PATCH_CLASSES)), np.float32)
@@ -278,7 +270,7 @@ def test_the_line_network_drops_a_glare_lit_row_the_rule_alone_takes_for_a_line(
 def test_the_chips_to_be_flipped_are_those_of_a_completed_sequence():
     """Five of one team in a row (a free corner counts, and so do chips of it already white) are
     to be turned white; four in a row, or five of two teams, are not."""
-    board = _board({
+    board = board_labels({
         (0, 1): "red", (0, 2): "red", (0, 3): "flipped", (0, 4): "red",  # with the corner (0, 0)
         (5, 2): "blue", (5, 3): "blue", (5, 4): "blue", (5, 5): "blue",  # four
         (7, 1): "blue", (7, 2): "blue", (7, 3): "yellow", (7, 4): "blue", (7, 5): "blue",  # two teams
@@ -291,7 +283,7 @@ def test_the_chips_to_be_flipped_are_those_of_a_completed_sequence():
 def test_a_completed_sequence_is_being_flipped_once_one_of_its_five_is_white():
     """The chips of a completed sequence are being turned over once a chip of its five is read
     white (or was committed white); another completed sequence, with no white chip, is not."""
-    board = np.array(_board({
+    board = np.array(board_labels({
         **{(2, c): "blue" for c in range(3, 8)},
         **{(6, c): "red" for c in range(1, 6)},
         (8, 1): "flipped", **{(8, c): "yellow" for c in range(2, 6)},

@@ -1,6 +1,7 @@
 """A colour no clear chip shows is not a team of the game: its doubtful chips take a team in play."""
 
 import numpy as np
+from labelgrids import board_labels
 
 from vision.colour import ColourModel
 from vision.detect import DetectConfig, detect
@@ -8,15 +9,6 @@ from vision.sim import random_spec, render
 from vision.teams import TeamsPrior, colours_in_play, recoloured_to_teams_in_play
 
 NAMES = ("blue", "green", "red")
-
-
-def _board(cells: dict[tuple[int, int], str]) -> list[list[str]]:
-    labels = [["empty"] * 10 for _ in range(10)]
-    for r, c in ((0, 0), (0, 9), (9, 9), (9, 0)):
-        labels[r][c] = "free"
-    for (r, c), v in cells.items():
-        labels[r][c] = v
-    return labels
 
 
 def _game(green: int, red: int, doubtful_blue: list[tuple[int, int]]) -> tuple[list[list[str]], np.ndarray]:
@@ -29,7 +21,7 @@ def _game(green: int, red: int, doubtful_blue: list[tuple[int, int]]) -> tuple[l
     conf = np.ones((10, 10), np.float32)
     for r, c in doubtful_blue:
         conf[r, c] = 0.05
-    return _board(cells), conf
+    return board_labels(cells), conf
 
 
 def _dist(labels: list[list[str]], nearest: dict[tuple[int, int], str]) -> np.ndarray:
