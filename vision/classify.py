@@ -78,6 +78,19 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
     return (1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))).astype(np.float32)
 
 
+def chip_confidence(logit: np.ndarray, dist: np.ndarray, best: np.ndarray, margin_gain: float) -> np.ndarray:
+    """``(N,)`` confidence that each cell holds a chip of colour ``best`` (prototype index into the
+    columns of ``dist`` ``(N, P)``): the chip probability from ``logit`` ``(N,)`` times the
+    logistic of how much nearer ``best`` is than the next prototype, times ``margin_gain`` (1
+    where there is no other prototype)."""
+    if dist.shape[1] < 2:
+        return _sigmoid(logit)
+    rows = np.arange(dist.shape[0])
+    others = dist.copy()
+    others[rows, best] = np.inf
+    return _sigmoid(logit) * _sigmoid(margin_gain * (others.min(axis=1) - dist[rows, best]))
+
+
 @dataclass(frozen=True)
 class ReaderConfig:
     """Every threshold of the cell reader, in cell-relative units or Lab ΔE units."""
@@ -754,17 +767,9 @@ class CellReader:
         patch_probs = np.zeros((N_CELLS, len(patch_net.CLASSES)), np.float32)
         if grid is not None:
             logit, best, patch_probs = self._second_opinion(grid, feats, logit, best, names, dist)
-        p_chip = _sigmoid(logit)
-        rows = np.arange(N_CELLS)
-        if dist.shape[1] > 1:
-            others = dist.copy()
-            others[rows, best] = np.inf
-            colour_conf = _sigmoid(cfg.colour_margin_gain * (others.min(axis=1) - dist[rows, best]))
-        else:
-            colour_conf = np.ones(N_CELLS, np.float32)
         chip = logit > 0
         out = np.where(chip, names[best], "empty").reshape(SIZE, SIZE)
-        conf = np.where(chip, p_chip * colour_conf, 1.0 - p_chip)
+        conf = np.where(chip, chip_confidence(logit, dist, best, cfg.colour_margin_gain), 1.0 - _sigmoid(logit))
         team_chip = chip & np.isin(names, TEAM_COLOURS)[best]
         conf = conf * (1.0 - cfg.saturated_doubt * inputs["saturated"] * ~team_chip)
         out[CORNER_MASK] = "free"

@@ -514,7 +514,8 @@ def _read(frame: np.ndarray, placed: _Placement, reference: np.ndarray | None, p
             reader.set_reference(reader.rectify(reference, placed.reference_corners))
     with _timed(timings, "read"):
         reading = with_flipped_lines(reader.read(frame, placed.corners), model.labels, config.flipped)
-        return reader, with_teams_in_play(reading, model.labels, config.teams)
+        return reader, with_teams_in_play(reading, model.labels, config.teams,
+                                          margin_gain=config.reader.colour_margin_gain)
 
 
 def _colour_model(profile: Any, edition: str, edition_known: bool, *, white_possible: bool = False,

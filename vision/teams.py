@@ -20,7 +20,7 @@ import numpy as np
 
 from engine.labels import TEAM_COLOURS
 from engine.layout import SIZE
-from vision.classify import CellReading
+from vision.classify import CellReading, ReaderConfig, chip_confidence
 
 
 @dataclass(frozen=True)
@@ -37,9 +37,6 @@ class TeamsPrior:
     fewest clear chips of a colour in play; a team's chips are about as many as another's."""
     doubt: float = 0.5
     """Only chips read with less confidence than this are given another colour."""
-    margin_gain: float = 2.0
-    """Confidence in the new colour: logistic of (second-nearest - nearest) prototype distance,
-    among the colours in play, times this (as ``ReaderConfig.colour_margin_gain``)."""
 
 
 def colours_in_play(labels: np.ndarray, confidence: np.ndarray, prior: TeamsPrior) -> tuple[str, ...] | None:
@@ -58,33 +55,35 @@ def colours_in_play(labels: np.ndarray, confidence: np.ndarray, prior: TeamsPrio
 
 def recoloured_to_teams_in_play(labels: list[list[str]], confidence: np.ndarray, chip_logit: np.ndarray,
                                 proto_dist: np.ndarray, names: tuple[str, ...],
-                                prior: TeamsPrior = TeamsPrior()) -> tuple[list[list[str]], np.ndarray]:
+                                prior: TeamsPrior = TeamsPrior(), *,
+                                margin_gain: float = ReaderConfig.colour_margin_gain,
+                                ) -> tuple[list[list[str]], np.ndarray]:
     """Labels and confidence ``(10, 10)`` with each doubtful chip of a colour out of play read as
-    the nearest colour in play (by ``proto_dist`` ``(10, 10, len(names))``, in ``names`` order).
-    Unchanged where the frame cannot tell which colours are in play, or where the nearest
-    colour's prototype is not among ``names`` (a profile that taught other colours)."""
+    the nearest colour in play (by ``proto_dist`` ``(10, 10, len(names))``, in ``names`` order),
+    its confidence as the reader would give it among the colours in play (``margin_gain``: the
+    reader's ``colour_margin_gain``). Unchanged where the frame cannot tell which colours are in
+    play, or where none of them is among ``names`` (a profile that taught other colours)."""
+    unchanged = labels, np.asarray(confidence, dtype=np.float32)
     flat = np.asarray(labels, dtype=object).reshape(-1)
     conf = np.asarray(confidence, dtype=np.float32).reshape(-1)
     in_play = colours_in_play(flat, conf, prior)
-    allowed = [i for i, name in enumerate(names) if in_play is not None and name in in_play]
-    if in_play is None or not allowed:
-        return labels, np.asarray(confidence, dtype=np.float32)
+    if in_play is None:
+        return unchanged
+    allowed = [i for i, name in enumerate(names) if name in in_play]
     out_of_play = np.isin(flat, TEAM_COLOURS) & ~np.isin(flat, in_play) & (conf < prior.doubt)
-    if not out_of_play.any():
-        return labels, np.asarray(confidence, dtype=np.float32)
+    if not allowed or not out_of_play.any():
+        return unchanged
     dist = np.asarray(proto_dist, dtype=np.float32).reshape(SIZE * SIZE, -1)[:, allowed]
-    order = np.sort(dist, axis=1)
-    nearest = np.asarray(names, dtype=object)[allowed][dist.argmin(axis=1)]
-    margin = order[:, 1] - order[:, 0] if len(allowed) > 1 else np.full(SIZE * SIZE, np.inf, np.float32)
-    colour_conf = 1.0 / (1.0 + np.exp(-prior.margin_gain * margin))
-    p_chip = 1.0 / (1.0 + np.exp(-np.asarray(chip_logit, dtype=np.float32).reshape(-1)))
+    best = dist.argmin(axis=1)
+    logit = np.asarray(chip_logit, dtype=np.float32).reshape(-1)
     out, new_conf = flat.copy(), conf.copy()
-    out[out_of_play] = nearest[out_of_play]
-    new_conf[out_of_play] = (p_chip * colour_conf)[out_of_play]
+    out[out_of_play] = np.asarray(names, dtype=object)[allowed][best][out_of_play]
+    new_conf[out_of_play] = chip_confidence(logit, dist, best, margin_gain)[out_of_play]
     return out.reshape(SIZE, SIZE).tolist(), new_conf.reshape(SIZE, SIZE)
 
 
-def with_teams_in_play(reading: CellReading, names: tuple[str, ...], prior: TeamsPrior | None) -> CellReading:
+def with_teams_in_play(reading: CellReading, names: tuple[str, ...], prior: TeamsPrior | None, *,
+                       margin_gain: float = ReaderConfig.colour_margin_gain) -> CellReading:
     """``reading`` with doubtful chips of colours out of play recoloured
     (``recoloured_to_teams_in_play``); as it is where no prior is given or the reading carries no
     per-cell features (a stand-in reader)."""
@@ -92,5 +91,5 @@ def with_teams_in_play(reading: CellReading, names: tuple[str, ...], prior: Team
     if prior is None or "chip_logit" not in features or "proto_dist" not in features:
         return reading
     labels, confidence = recoloured_to_teams_in_play(reading.labels, reading.confidence, features["chip_logit"],
-                                                     features["proto_dist"], names, prior)
+                                                     features["proto_dist"], names, prior, margin_gain=margin_gain)
     return replace(reading, labels=labels, confidence=confidence)
