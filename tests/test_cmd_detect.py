@@ -130,3 +130,22 @@ def test_a_greyscale_photo_is_refused_with_what_to_do(board, tmp_path, capsys):
     assert captured.out == "" and captured.err.count("\n") == 1 and "no colour" in captured.err
     assert main(["detect", str(path), "--json"]) == 1
     assert "no colour" in json.loads(capsys.readouterr().out)["error"]
+
+
+def test_readable_output_says_where_glare_blinded_the_board(board, tmp_path, capsys):
+    from glarescenes import glare_scene
+
+    _, path, corners = board
+    assert main(["detect", str(path), "--corners", corners]) == 0
+    assert "glare" not in capsys.readouterr().out
+    scene = glare_scene()
+    lamp = tmp_path / "lamp.png"
+    cv2.imwrite(str(lamp), scene.frame)
+    spot = ",".join(f"{v:.2f}" for v in scene.corners.ravel())
+    assert main(["detect", str(lamp), "--corners", spot]) == 0
+    said = [line for line in capsys.readouterr().out.splitlines() if line.startswith("glare:")]
+    assert len(said) == 1 and "move the lamp" in said[0]
+    assert main(["detect", str(lamp), "--corners", spot, "--json"]) == 0
+    blinded = json.loads(capsys.readouterr().out)["glare"]
+    assert blinded and all(0 <= r < 10 and 0 <= c < 10 for r, c in blinded)
+    assert f"{len(blinded)} cells" in said[0]

@@ -423,8 +423,9 @@ class CellReader:
         lab_planes = cv2.split(lab)
         planes = [p.reshape(-1) for p in lab_planes]
         raw = np.take(grid.reshape(-1), self._core3)  # (3, 100, n): B, G, R
-        levels = clip_levels(grid, cfg.saturated_level)[:, None, None]
-        saturated = (raw >= levels).any(axis=0).mean(axis=1)  # a channel the camera clipped
+        clipped = raw >= clip_levels(grid, cfg.saturated_level)[:, None, None]
+        saturated = clipped.any(axis=0).mean(axis=1)  # a channel the camera clipped
+        glare = clipped.all(axis=0).mean(axis=1)  # every channel: nothing of the cell is left
         flat = lab.reshape(-1)
         core = np.take(flat, self._core3)  # (3, 100, n): L, a, b
         core_med = _row_median(core)  # (3, 100)
@@ -466,6 +467,7 @@ class CellReader:
             "white": white.reshape(N_CELLS, 3),
             "brightness": white.reshape(N_CELLS, 3).mean(axis=1),
             "saturated": saturated,
+            "glare": glare,
             "chroma_high": chroma_high,
             "hue_coherence": hue_coherence,
         }

@@ -25,6 +25,7 @@ from vision.classify import CellReader, CellReading, ReaderConfig
 from vision.colour import DEFAULT_PROTOTYPES, NO_COLOUR, ColourModel, default_labels, lacks_colour
 from vision.flipped import FlippedPrior, with_flipped_lines
 from vision.geometry import GridFit, guess_edition, mirror_points, mirrored, order_as_seen, shift_in_cells
+from vision.glare import glare_cells
 from vision.locate import LocateConfig, locate_grid
 from vision.roundness import RoundnessConfig, chip_roundness, edition_by_roundness, sure_chips
 from vision.teams import TeamsPrior, with_teams_in_play
@@ -109,6 +110,12 @@ class Detection:
         return self.corners is not None and self.labels is not None and not self.reason
 
     @property
+    def glare(self) -> np.ndarray:
+        """``(10, 10)`` bool: the cells a lamp's glare clipped to white, where a chip may not show
+        (``vision.glare``); all False when the board was not read."""
+        return glare_cells(self.features)
+
+    @property
     def mirrored(self) -> bool:
         """Whether the frame shows the board mirrored (its corners run anticlockwise on screen)."""
         return self.corners is not None and mirrored(self.corners)
@@ -126,6 +133,7 @@ class Detection:
             "edition": self.edition,
             "source": self.source,
             "mirrored": self.mirrored,
+            "glare": [[int(r), int(c)] for r, c in np.argwhere(self.glare)],
             "timings_ms": _rounded(self.timings),
         }
 

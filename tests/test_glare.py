@@ -1,0 +1,62 @@
+"""Cells a lamp's glare blinded: found in rendered frames, and said to the people at the table."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from glarescenes import glare_scene
+
+from engine.layout import CORNERS, SIZE
+from vision.detect import detect
+from vision.glare import DOUBT_LOGIT, GLARE_SHARE, MAX_NAMED, glare_advice, glare_cells
+
+
+def features(share: float = 0.0, logit: float = -10.0) -> dict[str, np.ndarray]:
+    return {"glare": np.full((SIZE, SIZE), share, np.float32), "chip_logit": np.full((SIZE, SIZE), logit, np.float32)}
+
+
+def test_a_cell_is_blinded_only_where_clipped_and_read_unsurely() -> None:
+    feats = features()
+    feats["glare"][2, 3] = feats["glare"][4, 4] = feats["glare"][6, 6] = 1.0
+    feats["chip_logit"][2, 3] = 0.5  # clipped, unsure: blinded
+    feats["chip_logit"][4, 4] = -DOUBT_LOGIT - 1  # clipped, but the rim still showed: seen
+    feats["chip_logit"][7, 7] = 0.0  # unsure, not clipped: something else
+    feats["glare"][1, 1], feats["chip_logit"][1, 1] = GLARE_SHARE - 0.01, 0.0  # barely clipped
+    assert np.argwhere(glare_cells(feats)).tolist() == [[2, 3]]
+
+
+def test_free_corners_and_readings_without_the_cues_are_never_blinded() -> None:
+    everywhere = glare_cells(features(share=1.0, logit=0.0))
+    assert everywhere.sum() == SIZE * SIZE - 4
+    assert not any(everywhere[r, c] for r, c in CORNERS)
+    assert not glare_cells({}).any()
+    assert not glare_cells({"glare": np.ones((SIZE, SIZE))}).any()
+
+
+def test_advice_names_a_few_cells_and_spans_many() -> None:
+    blinded = np.zeros((SIZE, SIZE), bool)
+    assert glare_advice(blinded) == ""
+    blinded[4, 5] = True
+    one = glare_advice(blinded)
+    assert one.startswith("glare: 1 cell ") and "(4, 5)" in one and "move the lamp" in one
+    blinded[3:6, 2:7] = True
+    many = glare_advice(blinded)
+    assert f"{blinded.sum()} cells" in many and "rows 3-5, columns 2-6" in many
+    assert "(4, 5)" not in many and blinded.sum() > MAX_NAMED
+
+
+@pytest.mark.parametrize("empty", [False, True])
+def test_a_glare_spot_on_the_mat_blinds_the_cells_under_it(empty: bool) -> None:
+    scene = glare_scene(empty=empty)
+    det = detect(scene.frame, corners=scene.corners, edition="jumbo")
+    blinded = np.argwhere(det.glare)
+    assert len(blinded) >= 3
+    # The spot sits on the board's centre; cells far from it are seen.
+    assert np.abs(blinded - (SIZE - 1) / 2).max() <= 3
+    assert det.to_dict()["glare"] == blinded.tolist()
+
+
+def test_the_same_table_without_the_spot_has_no_glare() -> None:
+    scene = glare_scene(glare=False)
+    det = detect(scene.frame, corners=scene.corners, edition="jumbo")
+    assert not det.glare.any() and det.to_dict()["glare"] == []
