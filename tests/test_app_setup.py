@@ -75,3 +75,23 @@ def test_teaching_colours_on_an_empty_board_says_which_chip_is_missing(client, s
     response = post(client, "/api/setup/calibration/colours", {"corners": scene.corners.tolist()})
     assert response.status_code == 400
     assert "no chip seen" in response.get_json()["error"]
+
+
+def test_the_test_read_says_where_glare_blinded_the_board(scene, tmp_path) -> None:
+    from glarescenes import glare_scene
+
+    plain = create_app({"HUB": Hub(FakeGame()), "PIN": PIN, "DATA_DIR": tmp_path, "CAMERA": FakeCamera(scene.frame)})
+    post(plain.test_client(), "/api/setup/calibration/snapshot")
+    corners = [[round(float(x), 1), round(float(y), 1)] for x, y in scene.corners]
+    read = post(plain.test_client(), "/api/setup/calibration/test", {"corners": corners}).get_json()
+    assert "Glare" not in read["message"]
+
+    lamp = glare_scene(empty=True)
+    app = create_app({"HUB": Hub(FakeGame(edition="jumbo")), "PIN": PIN, "DATA_DIR": tmp_path,
+                      "CAMERA": FakeCamera(lamp.frame)})
+    client = app.test_client()
+    post(client, "/api/setup/calibration/snapshot")
+    corners = [[round(float(x), 1), round(float(y), 1)] for x, y in lamp.corners]
+    read = post(client, "/api/setup/calibration/test", {"corners": corners}).get_json()
+    assert read["labels"] is not None
+    assert "Glare: " in read["message"] and "move the lamp" in read["message"]

@@ -42,6 +42,23 @@ def test_calibrate_with_corners_and_taught_chips(frames, tmp_path, capsys):
     assert "guessed" not in capsys.readouterr().out
 
 
+def test_calibrating_under_a_glare_spot_says_to_move_the_lamp(frames, tmp_path, capsys):
+    from glarescenes import glare_scene
+
+    folder, corners, _ = frames
+    assert main(["calibrate", str(folder / "empty.png"), "-o", str(tmp_path / "plain.json"),
+                 "--corners", corners, "--edition", "classic"]) == 0
+    assert "Glare" not in capsys.readouterr().out
+    scene = glare_scene(empty=True)
+    cv2.imwrite(str(tmp_path / "lamp.png"), scene.frame)
+    spot = ",".join(f"{v:.2f}" for v in scene.corners.ravel())
+    assert main(["calibrate", str(tmp_path / "lamp.png"), "-o", str(tmp_path / "lamp.json"),
+                 "--corners", spot, "--edition", "jumbo"]) == 0
+    printed = capsys.readouterr().out
+    assert "Saved" in printed
+    assert any(line.startswith("Glare: ") and "move the lamp" in line for line in printed.splitlines())
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [

@@ -227,6 +227,7 @@ def calibration_test() -> Any:
     import numpy as np
 
     from vision.detect import detect
+    from vision.glare import glare_advice
 
     body = json_body()
     only_keys(body, {"corners"})
@@ -238,7 +239,11 @@ def calibration_test() -> Any:
     )
     if not result:
         return jsonify(labels=None, message=f"could not read the board: {result.reason}")
-    return jsonify(labels=result.labels, message="Read done: each dot shows what the cell holds.")
+    message = "Read done: each dot shows what the cell holds."
+    glare = glare_advice(result.glare)
+    if glare:
+        message += f" {glare[0].upper()}{glare[1:]}."
+    return jsonify(labels=result.labels, message=message)
 
 
 @bp.post("/calibration/colours")
