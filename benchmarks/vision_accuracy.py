@@ -75,6 +75,11 @@ class Tally:
     unseen_cells: int = 0
     unseen_errors: int = 0
     """Cells (and wrong cells among them) holding a chip the frame does not show (``unseen_chips``)."""
+    glare_cells: int = 0
+    glare_errors: int = 0
+    glare_frames: int = 0
+    """Cells (wrong cells among them, and frames with any) ``detect`` itself reported glare had
+    blinded (``Detection.glare``): the errors the person at the table was warned of."""
     all_right: int = 0
     ms: list[float] = field(default_factory=list)
     confusions: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -112,6 +117,10 @@ class Tally:
         if unseen is not None:
             self.unseen_cells += int(unseen.sum())
             self.unseen_errors += int((wrong_mask & unseen).sum())
+        glare = det.glare & visible
+        self.glare_cells += int(glare.sum())
+        self.glare_errors += int((wrong_mask & glare).sum())
+        self.glare_frames += bool(glare.any())
         self.cell_errors += int(wrong_mask.sum())
         self.all_right += not wrong_mask.any()
         wrong = [(int(r), int(c), str(truth[r, c]), str(read[r, c])) for r, c in np.argwhere(wrong_mask)]
@@ -141,6 +150,10 @@ class Tally:
             f"{100.0 * (self.cell_errors - self.unseen_errors) / max(self.cells - self.unseen_cells, 1):.4f} %"
             f"  ({self.unseen_errors} of the wrong cells are among the {self.unseen_cells} holding a chip that "
             f"changes its cell by under {UNSEEN:g} grey levels)",
+            f"  outside glare reported "
+            f"{100.0 * (self.cell_errors - self.glare_errors) / max(self.cells - self.glare_cells, 1):.4f} %"
+            f"  ({self.glare_errors} of the wrong cells are among the {self.glare_cells} detect said glare "
+            f"blinded, on {self.glare_frames} frames)",
             f"  all cells right        {100.0 * self.all_right / n:6.2f} %",
             f"  median ms per frame    {statistics.median(self.ms) if self.ms else float('nan'):.1f}",
         ]
