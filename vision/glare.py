@@ -14,14 +14,15 @@ from engine.layout import SIZE
 from vision.classify import CORNER_MASK
 
 GLARE_SHARE = 0.5
-"""Share of a cell's disc clipped white in every channel from which glare may have blinded it."""
+"""Share of a cell's disc clipped white (``ReaderConfig.glare_floor``) from which glare may have
+blinded it."""
 DOUBT_LOGIT = 3.0
 """A clipped cell counts as blinded where the reader's chip logit is within this of zero: it
 could not tell a chip from the card. A card at full white is common on a bright board, and the
 reader still sees each chip's rim and shadow there (a clear chip or card reads 10 or more away).
 On 240 rendered frames of seeds 13300-13539 (all difficulties, both editions, true corners),
-27 of the 36 wrong cells were blinded cells, and blinded cells showed on 13 frames, all but two
-of them hard Jumbo ones; by clipping alone, on 31 frames, 24 of them read all right."""
+blinded cells showed on 26 frames, all hard or Jumbo ones, and held 31 of the 36 wrong cells;
+by clipping alone, 91 frames had some, 84 of them read all right."""
 MAX_NAMED = 6
 """Most cells named one by one in the advice; the rest are counted."""
 
