@@ -52,7 +52,7 @@ class HubConfig:
     sse: SseConfig = SseConfig()  # noqa: RUF009 - frozen, safe as a shared default
 
 
-STARTING_STATUS: dict[str, Any] = {"state": "starting", "detail": "", "fps": 0.0, "frame_index": 0}
+STARTING_STATUS: dict[str, Any] = {"state": "starting", "detail": "", "fps": 0.0, "frame_index": 0, "advice": ""}
 
 
 def status_dict(status: Any) -> dict[str, Any]:
@@ -65,6 +65,7 @@ def status_dict(status: Any) -> dict[str, Any]:
         "detail": str(source.get("detail") or ""),
         "fps": round(float(fps), 1),
         "frame_index": int(source.get("frame_index") or 0),
+        "advice": str(source.get("advice") or ""),
     }
 
 
@@ -195,7 +196,7 @@ class Hub:
         """Pipeline callback. Pages hear at once of a new state; fps-only changes are throttled."""
         info = status_dict(status)
         with self._lock:
-            changed = (info["state"], info["detail"]) != (self._camera["state"], self._camera["detail"])
+            changed = any(info[k] != self._camera[k] for k in ("state", "detail", "advice"))
             self._camera = info
             now = self._clock()
             if changed or now - self._camera_sent_at >= self.config.status_refresh_s:

@@ -39,6 +39,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.glare import glare_advice
 from vision.sources import Frame, FrameSource
 
 logger = logging.getLogger(__name__)
@@ -75,6 +76,9 @@ class CameraStatus:
     fps: float = 0.0
     frame_index: int = -1
     t: float = 0.0
+    advice: str = ""
+    """A standing warning about the view while it is read (glare over part of the board,
+    ``vision.glare``): what to do about it; "" when there is none."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -126,6 +130,7 @@ class Pipeline:
         self._paused = threading.Event()
         self._thread: threading.Thread | None = None
         self._state, self._detail = "starting", f"opening {source.description}"
+        self._advice = ""
         self._frame: Frame | None = None
         self._corners: np.ndarray | None = None
         self._labels: Board | None = None
@@ -309,6 +314,9 @@ class Pipeline:
             if tracker is self._tracker:
                 self._corners, self._labels = update.corners, update.labels
         state = TRACK_STATES.get(update.state, update.state)
+        glare = getattr(update, "glare", None)
+        if glare is not None:
+            self._set_advice(glare_advice(glare))
         self._set_status(state, getattr(update, "message", ""))  # live too: "the grid may not fit ..."
         if self._on_update is not None:
             self._on_update(frame, update)
@@ -384,7 +392,7 @@ class Pipeline:
     def _status_locked(self) -> CameraStatus:
         frame = self._frame
         return CameraStatus(self._state, self._detail, round(self._fps, 1),
-                            -1 if frame is None else frame.index, 0.0 if frame is None else frame.t)
+                            -1 if frame is None else frame.index, 0.0 if frame is None else frame.t, self._advice)
 
     def _set_status(self, state: str, detail: str = "") -> None:
         with self._lock:
@@ -393,6 +401,20 @@ class Pipeline:
             self._state, self._detail = state, detail
             status = self._status_locked()
         logger.info("camera: %s %s", state, detail)
+        self._report(status)
+
+    def _set_advice(self, advice: str) -> None:
+        """Keep the standing warning about the view (reported, like a status, when it changes)."""
+        with self._lock:
+            if advice == self._advice:
+                return
+            self._advice = advice
+            status = self._status_locked()
+        if advice:
+            logger.warning("camera: %s", advice)
+        self._report(status)
+
+    def _report(self, status: CameraStatus) -> None:
         if self._on_status is not None:
             self._on_status(status)
 

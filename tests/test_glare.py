@@ -60,3 +60,16 @@ def test_the_same_table_without_the_spot_has_no_glare() -> None:
     scene = glare_scene(glare=False)
     det = detect(scene.frame, corners=scene.corners, edition="jumbo")
     assert not det.glare.any() and det.to_dict()["glare"] == []
+
+
+@pytest.mark.parametrize("glare", [True, False])
+def test_the_live_tracker_reports_the_blinded_cells_with_its_updates(glare: bool) -> None:
+    from vision.track import BoardTracker
+
+    scene = glare_scene(glare=glare)
+    tracker = BoardTracker(edition="jumbo", corners=scene.corners)
+    updates = [tracker.update(scene.frame, t=i / 15, index=i) for i in range(15)]
+    assert updates[-1].state == "live"
+    assert updates[-1].glare.any() == glare
+    if glare:
+        assert np.abs(np.argwhere(updates[-1].glare) - (SIZE - 1) / 2).max() <= 3

@@ -153,6 +153,30 @@ def test_status_is_reported_only_when_it_changes(tmp_path: Path) -> None:
     assert rec.statuses[1].frame_index == 6
 
 
+@dataclass
+class GlareTracker(FakeTracker):
+    """FakeTracker whose boards 1 and 2 lie under glare at cell (4, 5)."""
+
+    def update(self, frame: np.ndarray, *, t: float, index: int) -> FakeUpdate:
+        update = super().update(frame, t=t, index=index)
+        update.glare = np.zeros((10, 10), bool)
+        update.glare[4, 5] = self.last in (1, 2)
+        return update
+
+
+def test_glare_the_tracker_sees_is_standing_advice_reported_when_it_changes(tmp_path: Path) -> None:
+    write_folder(tmp_path, [0, 0, 1, 1, 2, 2, 3, 3])
+    rec = Recorder()
+    with open_source(str(tmp_path)) as source:
+        Pipeline(source, GlareTracker(), on_board=rec.on_board, on_status=rec.on_status).run()
+    advice = [s.advice for s in rec.statuses]
+    changes = [a for i, a in enumerate(advice) if i == 0 or a != advice[i - 1]]
+    assert len(changes) == 3 and changes[0] == changes[2] == ""
+    assert changes[1].startswith("glare: 1 cell ") and "(4, 5)" in changes[1]
+    assert advice.count(changes[1]) == 1  # said once, not with every frame
+    assert len(rec.boards) == 4
+
+
 def test_dark_frames_never_reach_the_tracker(tmp_path: Path) -> None:
     write_folder(tmp_path, [0, 0, None, None, 1, 1])
     tracker, rec = FakeTracker(), Recorder()

@@ -127,6 +127,18 @@ def test_camera_status_changes_are_sent_at_once_and_fps_only_updates_throttled()
     assert states == [("live", 10.0), ("live", 12.0), ("camera_lost", 0.0)]
 
 
+def test_glare_advice_is_sent_at_once_and_kept_with_the_status() -> None:
+    now = [100.0]
+    hub = Hub(FakeGame(), config=HubConfig(status_refresh_s=2.0), clock=lambda: now[0])
+    sub, _ = hub.subscribe()
+    hub.set_camera_status({"state": "live", "fps": 10.0, "frame_index": 1})
+    hub.set_camera_status({"state": "live", "fps": 10.0, "frame_index": 2, "advice": "glare: move the lamp"})
+    hub.set_camera_status({"state": "live", "fps": 10.0, "frame_index": 3, "advice": "glare: move the lamp"})
+    sent = [u["state"]["camera"]["advice"] for u in _updates(sub)]
+    assert sent == ["", "glare: move the lamp"]
+    assert hub.state()["camera"]["advice"] == "glare: move the lamp"
+
+
 def test_close_ends_every_stream() -> None:
     hub = Hub(FakeGame())
     sub, _ = hub.subscribe()

@@ -60,6 +60,7 @@ from vision.clipping import clip_levels
 from vision.colour import NO_COLOUR, lacks_colour
 from vision.flipped import being_flipped, to_be_flipped
 from vision.geometry import guess_edition, mirrored, shift_in_cells
+from vision.glare import glare_cells
 from vision.motion import (
     Rectifier,
     align,
@@ -111,6 +112,9 @@ class TrackUpdate:
     unknown: np.ndarray = field(default_factory=lambda: np.ones((SIZE, SIZE), dtype=bool))
     relocked: bool = False
     message: str = ""
+    glare: np.ndarray = field(default_factory=lambda: np.zeros((SIZE, SIZE), dtype=bool))
+    """``(10, 10)`` bool: the cells a lamp's glare blinded at the last reading of the board
+    (``vision.glare``), where a chip, a flipped one above all, may go unseen."""
 
 
 def _ring_order() -> np.ndarray:
@@ -276,6 +280,7 @@ class BoardTracker:
         self._cand_read = np.full(shape, np.nan)
         self._cand_conf = np.zeros(shape, dtype=np.float32)
         self._global_since: float | None = None
+        self._glare = np.zeros(shape, dtype=bool)
         self._global_still: float | None = None
         self._global_still_change = np.zeros((SIZE, SIZE))
         """Each cell's change when the board last became still during a board-wide change."""
@@ -411,6 +416,7 @@ class BoardTracker:
             from vision.flipped import FlippedPrior, with_flipped_lines
 
             reading = with_flipped_lines(reading, reader.colour_model.labels, FlippedPrior())
+        self._glare = glare_cells(getattr(reading, "features", None) or {})
         labels = np.array(reading.labels, dtype=object).reshape(SIZE, SIZE)
         return labels, np.asarray(reading.confidence, dtype=np.float32).reshape(SIZE, SIZE)
 
@@ -1262,4 +1268,5 @@ class BoardTracker:
             unknown=unknown,
             relocked=relocked,
             message=message,
+            glare=self._glare.copy(),
         )

@@ -155,9 +155,11 @@ function render(state) {
   status.textContent = "camera: " + (state.paused ? "paused" : camera.state.replace("_", " "));
   const shown = state.paused ? "paused" : camera.state;
   const help = (CAMERA_HELP[shown] || "") + (camera.detail && !state.paused ? ` (${camera.detail})` : "");
-  status.title = help;
-  $("camera-help").textContent = help;
-  $("camera-help").classList.toggle("hidden", ["live", "starting"].includes(shown));
+  // While the board is read, a standing warning about the view (glare) is what to show.
+  const advice = shown === "live" && camera.advice ? capital(camera.advice) : "";
+  status.title = advice || help;
+  $("camera-help").textContent = advice || help;
+  $("camera-help").classList.toggle("hidden", !advice && ["live", "starting"].includes(shown));
   $("pause").textContent = state.paused ? "Resume" : "Pause";
   const turn = $("turn");
   turn.classList.toggle("hidden", !state.turn);

@@ -182,3 +182,19 @@ def test_new_game_wizard_shows_the_deal_and_starts_the_game(context, live) -> No
     assert page.locator(".team").count() == 3
     assert page.locator("[data-cell='3,3'][data-chip]").count() == 0
     assert live.hub.state()["edition"] == "jumbo"
+
+
+def test_glare_over_the_board_is_shown_while_it_is_read(context, live) -> None:
+    from playwright.sync_api import expect
+
+    page = open_page(context, live)
+    live.hub.set_camera_status({"state": "live", "fps": 10.0, "frame_index": 1})
+    help_box = page.locator("#camera-help")
+    expect(help_box).to_be_hidden(timeout=WAIT_MS)
+    advice = "glare: 4 cells clipped to white could not be read surely ((4, 4), (4, 5), (5, 4), (5, 5))"
+    live.hub.set_camera_status({"state": "live", "fps": 10.0, "frame_index": 2, "advice": advice})
+    expect(help_box).to_be_visible(timeout=WAIT_MS)
+    expect(help_box).to_contain_text("Glare: 4 cells")
+    live.hub.set_camera_status({"state": "live", "fps": 10.0, "frame_index": 3, "advice": ""})
+    expect(help_box).to_be_hidden(timeout=WAIT_MS)
+    assert page.errors == []
