@@ -408,10 +408,11 @@ class Pipeline:
         with self._lock:
             if advice == self._advice:
                 return
+            new = advice and not self._advice
             self._advice = advice
             status = self._status_locked()
-        if advice:
-            logger.warning("camera: %s", advice)
+        # Said once as a warning; the count of cells may change with every reading after that.
+        (logger.warning if new else logger.info)("camera: %s", advice or "no glare now")
         self._report(status)
 
     def _report(self, status: CameraStatus) -> None:
