@@ -93,7 +93,7 @@ def _detect(args: argparse.Namespace) -> tuple[Any, Any]:
 def _write_overlay(path: str, frame: Any, det: Any) -> None:
     from vision.overlay import draw_overlay
 
-    image = draw_overlay(frame, det.corners, det.labels, det.confidence)
+    image = draw_overlay(frame, det.corners, det.labels, det.confidence, glare=det.glare)
     out = Path(path)
     ext = out.suffix.lower() or ".png"
     ok, data = cv2.imencode(ext if ext in (".png", ".jpg", ".jpeg", ".bmp") else ".png", image)

@@ -73,3 +73,25 @@ def test_the_live_tracker_reports_the_blinded_cells_with_its_updates(glare: bool
     assert updates[-1].glare.any() == glare
     if glare:
         assert np.abs(np.argwhere(updates[-1].glare) - (SIZE - 1) / 2).max() <= 3
+
+
+def test_the_overlay_outlines_the_blinded_cells_and_nothing_else() -> None:
+    from vision.overlay import draw_overlay
+    from vision.warp import grid_to_image
+
+    scene = glare_scene()
+    det = detect(scene.frame, corners=scene.corners, edition="jumbo")
+    plain = draw_overlay(scene.frame, det.corners, det.labels, det.confidence)
+    marked = draw_overlay(scene.frame, det.corners, det.labels, det.confidence, glare=det.glare)
+    changed = np.argwhere((plain != marked).any(axis=2))
+    assert len(changed) > 0
+    # Every changed pixel lies on the outline of a blinded cell (its box, grown by the line width
+    # and its anti-aliasing: 2 px at this frame size).
+    boxes = []
+    for r, c in np.argwhere(det.glare):
+        square = grid_to_image(np.array([[c, r], [c + 1, r], [c + 1, r + 1], [c, r + 1]], np.float32), det.corners)
+        boxes.append((square.min(axis=0) - 4, square.max(axis=0) + 4))
+    inside = np.zeros(len(changed), bool)
+    for low, high in boxes:
+        inside |= np.all((changed[:, ::-1] >= low) & (changed[:, ::-1] <= high), axis=1)
+    assert inside.all()

@@ -2,7 +2,7 @@
 
 This is the first thing a user looks at when a reading is off, so it shows exactly what the
 reader decided: a ring in the chip's colour, a dot for an empty cell, low-confidence cells
-outlined, and the TL corner (cell (0, 0)) marked.
+ringed, the cells glare blinded outlined in amber, and the TL corner (cell (0, 0)) marked.
 """
 
 from __future__ import annotations
@@ -37,6 +37,9 @@ class OverlayStyle:
     origin_bgr: tuple[int, int, int] = (255, 0, 255)
     doubtful_bgr: tuple[int, int, int] = (0, 0, 255)
     doubtful_below: float = 0.6
+    glare_bgr: tuple[int, int, int] = (0, 165, 255)
+    """Outline of a cell glare blinded (``vision.glare``), over a dark edge: glare leaves the
+    board white, so neither white nor yellow would show."""
     chip_radius: float = 0.3
     """Ring radius as a fraction of the local cell size."""
 
@@ -47,9 +50,11 @@ def draw_overlay(
     labels: Sequence[Sequence[str]] | None = None,
     confidence: np.ndarray | None = None,
     *,
+    glare: np.ndarray | None = None,
     style: OverlayStyle = OverlayStyle(),
 ) -> np.ndarray:
-    """A copy of ``frame`` (``(H, W, 3)`` uint8 BGR) with grid, origin and labels drawn on it."""
+    """A copy of ``frame`` (``(H, W, 3)`` uint8 BGR) with grid, origin and labels drawn on it;
+    the cells of ``glare`` (``(10, 10)`` bool, ``Detection.glare``) outlined."""
     out = frame.copy()
     corners = check_corners(corners)
     scale = max(1, round(max(frame.shape[:2]) / 800))
@@ -60,6 +65,12 @@ def draw_overlay(
     cv2.circle(out, o, 6 * scale, style.origin_bgr, -1, cv2.LINE_AA)
     cv2.putText(out, "(0,0)", (o[0] + 8 * scale, o[1] - 8 * scale), cv2.FONT_HERSHEY_SIMPLEX,
                 0.5 * scale, style.origin_bgr, scale, cv2.LINE_AA)
+    if glare is not None:
+        for r, c in np.argwhere(np.asarray(glare, dtype=bool)):
+            square = np.array([[c, r], [c + 1, r], [c + 1, r + 1], [c, r + 1]], np.float32)
+            cell = np.rint(grid_to_image(square, corners)).astype(np.int32)
+            cv2.polylines(out, [cell], True, (0, 0, 0), scale + 2, cv2.LINE_AA)
+            cv2.polylines(out, [cell], True, style.glare_bgr, scale, cv2.LINE_AA)
     if labels is None:
         return out
     centres = cell_centres(corners)
