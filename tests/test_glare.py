@@ -38,7 +38,7 @@ def test_advice_names_a_few_cells_and_spans_many() -> None:
     assert glare_advice(blinded) == ""
     blinded[4, 5] = True
     one = glare_advice(blinded)
-    assert one.startswith("glare: 1 cell ") and "(4, 5)" in one and "move the lamp" in one
+    assert one.startswith("glare: the camera sees 1 cell ") and "(4, 5)" in one and "move the lamp" in one
     blinded[3:6, 2:7] = True
     many = glare_advice(blinded)
     assert f"{blinded.sum()} cells" in many and "rows 3-5, columns 2-6" in many

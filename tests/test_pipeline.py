@@ -172,7 +172,7 @@ def test_glare_the_tracker_sees_is_standing_advice_reported_when_it_changes(tmp_
     advice = [s.advice for s in rec.statuses]
     changes = [a for i, a in enumerate(advice) if i == 0 or a != advice[i - 1]]
     assert len(changes) == 3 and changes[0] == changes[2] == ""
-    assert changes[1].startswith("glare: 1 cell ") and "(4, 5)" in changes[1]
+    assert changes[1].startswith("glare: the camera sees 1 cell ") and "(4, 5)" in changes[1]
     assert advice.count(changes[1]) == 1  # said once, not with every frame
     assert len(rec.boards) == 4
 

@@ -53,5 +53,5 @@ def glare_advice(blinded: np.ndarray) -> str:
         rows, cols = zip(*cells, strict=True)
         where = f"rows {min(rows)}-{max(rows)}, columns {min(cols)}-{max(cols)}"
     noun = "cell" if len(cells) == 1 else "cells"
-    return (f"glare: {len(cells)} {noun} clipped to white could not be read surely ({where}); a chip there "
-            "may not show, a white one least of all: move the lamp or the camera, or lower its exposure")
+    return (f"glare: the camera sees {len(cells)} {noun} as plain white ({where}); a chip there, a white one "
+            "above all, may go unseen: move the lamp or the camera, or lower its exposure")

@@ -191,10 +191,10 @@ def test_glare_over_the_board_is_shown_while_it_is_read(context, live) -> None:
     live.hub.set_camera_status({"state": "live", "fps": 10.0, "frame_index": 1})
     help_box = page.locator("#camera-help")
     expect(help_box).to_be_hidden(timeout=WAIT_MS)
-    advice = "glare: 4 cells clipped to white could not be read surely ((4, 4), (4, 5), (5, 4), (5, 5))"
+    advice = "glare: the camera sees 4 cells as plain white ((4, 4), (4, 5), (5, 4), (5, 5))"
     live.hub.set_camera_status({"state": "live", "fps": 10.0, "frame_index": 2, "advice": advice})
     expect(help_box).to_be_visible(timeout=WAIT_MS)
-    expect(help_box).to_contain_text("Glare: 4 cells")
+    expect(help_box).to_contain_text("Glare: the camera sees 4 cells")
     live.hub.set_camera_status({"state": "live", "fps": 10.0, "frame_index": 3, "advice": ""})
     expect(help_box).to_be_hidden(timeout=WAIT_MS)
     assert page.errors == []
