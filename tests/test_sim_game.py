@@ -209,3 +209,14 @@ def test_each_team_keeps_a_pile_of_its_chips_beside_the_board(classic) -> None:
     assert not any(c.kind == "chips" for c in classic.scene.clutter)
     assert piled.events == classic.events and len(piled) == len(classic)
     assert all(max(abs(c.x - 5), abs(c.y - 5)) > 5.5 for c in piles)  # beside the grid, not on it
+
+
+def test_no_chip_is_put_on_a_cell_an_object_hides() -> None:
+    from vision.sim.game import CONFIG, _cover
+
+    # The deck box lies over the board's edge on this seed, hiding two cells.
+    sim = simulate_game(GameSpec(seed=189005, edition="classic", teams=("blue", "green"), size=SMALL))
+    hidden = _cover(sim.scene, sim.scene.clutter) > CONFIG.object_cover
+    assert hidden.any()
+    placed = [tuple(e["cell"]) for e in sim.events if e["type"] == "placed"]
+    assert placed and not any(hidden[r, c] for r, c in placed)

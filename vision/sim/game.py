@@ -84,6 +84,10 @@ class GameConfig:
     nudge_chance: float = 0.25  # a placing hand knocks a neighbouring chip aside
     nudge: float = 0.06  # by up to this much of a cell each way
     nudge_cover: float = 0.6  # only a chip the hand hides this much (never one in plain view)
+    object_cover: float = 0.5
+    """A cell an object lying about (the deck box, a cup) hides more than this is never played:
+    a family moves the box off the board first, and the camera could not see a chip put there
+    (game 189005 put two chips under the box, which the benchmark then counted as missed)."""
 
 
 CONFIG = GameConfig()
@@ -163,12 +167,17 @@ class GameSim:
 
 
 def _hand_cover(spec: SceneSpec, hand: Clutter) -> np.ndarray:
-    """(10, 10) fraction of each cell a hand hides, measured on a frame at most ``cover_height``
+    """(10, 10) fraction of each cell a hand hides (``_cover``)."""
+    return _cover(spec, (hand,))
+
+
+def _cover(spec: SceneSpec, items: tuple[Clutter, ...]) -> np.ndarray:
+    """(10, 10) fraction of each cell ``items`` hide, measured on a frame at most ``cover_height``
     pixels high (cheap, and the same measure for the script and the rendered frames)."""
     w, h = spec.size
     k = max(1.0, min(w, h) / CONFIG.cover_height)  # same aspect, never finer than needed
     small = dataclasses.replace(spec, size=(round(w / k), round(h / k))) if k > 1 else spec
-    return occlusion_of(small, (hand,))
+    return occlusion_of(small, items)
 
 
 def _check(spec: GameSpec) -> None:
@@ -210,6 +219,9 @@ class _Script:
                               tuple(int(v) for v in rng.integers(20, 210, 3)),
                               float(rng.uniform(0.92, 1.08)))
                        for side in range(n_seats)}
+        hidden = _cover(scene, scene.clutter) > CONFIG.object_cover if scene.clutter else np.zeros((SIZE, SIZE), bool)
+        self.hidden: set[Cell] = {(int(r), int(c)) for r, c in np.argwhere(hidden)}
+        """Cells no one plays: an object on the table hides them (``GameConfig.object_cover``)."""
 
     # ---------------------------------------------------------------- frames
 
@@ -365,7 +377,7 @@ class _Script:
                 chip = self.board.chip(cell)
                 if cell in CORNERS or (chip is not None and chip.colour == team):
                     own += 1
-                elif chip is None:
+                elif chip is None and cell not in self.hidden:
                     empty.append(cell)
                 else:
                     blocked = True
@@ -378,7 +390,7 @@ class _Script:
     def empties(self) -> list[Cell]:
         """The cells a chip may still be put on."""
         return [(r, c) for r in range(SIZE) for c in range(SIZE)
-                if (r, c) not in CORNERS and self.board.chip((r, c)) is None]
+                if (r, c) not in CORNERS and (r, c) not in self.hidden and self.board.chip((r, c)) is None]
 
     def choose_place(self, team: str) -> Cell:
         empties = self.empties()
