@@ -19,7 +19,7 @@ from engine.layout import Cell, card_at, in_bounds, is_corner
 from vision.classify import CellReader
 from vision.colour import ColourModel, Prototype
 from vision.detect import DetectConfig, detect
-from vision.glare import glare_advice
+from vision.glare import glare_sentence
 from vision.locate import LocateConfig
 
 
@@ -93,11 +93,11 @@ def calibrate(
 
 
 def glare_advice_for(profile: Profile, empty_frame: np.ndarray) -> str:
-    """What to tell the person about glare on the empty board a profile was made from ("" when
-    none, ``vision.glare``): calibration is the moment to move the lamp, before a game in which
-    the flipped chips under the glare would go unseen."""
+    """What to tell the person about glare on the empty board a profile was made from, as a
+    sentence ("" when none, ``vision.glare``): calibration is the moment to move the lamp, before
+    a game in which the flipped chips under the glare would go unseen."""
     reading = detect(empty_frame, corners=np.asarray(profile.corners, dtype=np.float32), edition=profile.edition)
-    return glare_advice(reading.glare) if reading else ""
+    return glare_sentence(reading.glare) if reading else ""
 
 
 def learn_colours(

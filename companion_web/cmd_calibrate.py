@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
           + (f"; colours learned: {', '.join(sorted(set(samples.values())))}" if samples else "") + ")")
     glare = glare_advice_for(saved, empty)
     if glare:
-        print(glare[0].upper() + glare[1:])
+        print(glare)
     if args.edition is None:
         # An empty board shows no chips, so only its outline told the edition, and that needs
         # the camera's focal length: from a steep view it is a poor guess.

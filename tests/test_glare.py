@@ -85,8 +85,8 @@ def test_the_overlay_outlines_the_blinded_cells_and_nothing_else() -> None:
     marked = draw_overlay(scene.frame, det.corners, det.labels, det.confidence, glare=det.glare)
     changed = np.argwhere((plain != marked).any(axis=2))
     assert len(changed) > 0
-    # Every changed pixel lies on the outline of a blinded cell (its box, grown by the line width
-    # and its anti-aliasing: 2 px at this frame size).
+    # Every changed pixel lies on the outline of a blinded cell: its box, grown by half the dark
+    # edge's width and its anti-aliasing (4 px at this frame size).
     boxes = []
     for r, c in np.argwhere(det.glare):
         square = grid_to_image(np.array([[c, r], [c + 1, r], [c + 1, r + 1], [c, r + 1]], np.float32), det.corners)

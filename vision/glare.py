@@ -1,9 +1,9 @@
 """Which cells a lamp's glare has blinded, and what to tell the people at the table about it.
 
-Where the camera clipped a cell's centre to white in every channel and the reader could not
-tell a chip from the card, glare has taken what lies there: a white chip on a white card most
-of all. No reader can make that up; the person can, by moving the lamp or the camera. So
-``detect`` and the calibration wizard say which cells glare blinded.
+Where the camera clipped a cell's centre to white (``ReaderConfig.glare_floor``) and the reader
+could not tell a chip from the card, glare has taken what lies there: a white chip on a white
+card most of all. No reader can make that up; the person can, by moving the lamp or the camera.
+So ``detect``, ``calibrate``, the calibration wizard and the tablet say which cells glare blinded.
 """
 
 from __future__ import annotations
@@ -55,3 +55,10 @@ def glare_advice(blinded: np.ndarray) -> str:
     noun = "cell" if len(cells) == 1 else "cells"
     return (f"glare: the camera sees {len(cells)} {noun} as plain white ({where}); a chip there, a white one "
             "above all, may go unseen: move the lamp or the camera, or lower its exposure")
+
+
+def glare_sentence(blinded: np.ndarray) -> str:
+    """``glare_advice`` as a sentence of its own (capitalised, with a full stop), for messages in
+    prose: the calibration's and the wizard's; "" when no cell is blinded."""
+    advice = glare_advice(blinded)
+    return f"{advice[0].upper()}{advice[1:]}." if advice else ""

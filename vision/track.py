@@ -279,8 +279,9 @@ class BoardTracker:
         self._cand_frames = np.zeros(shape, dtype=int)
         self._cand_read = np.full(shape, np.nan)
         self._cand_conf = np.zeros(shape, dtype=np.float32)
-        self._global_since: float | None = None
         self._glare = np.zeros(shape, dtype=bool)
+        """The cells glare blinded at the last reading of the board (``TrackUpdate.glare``)."""
+        self._global_since: float | None = None
         self._global_still: float | None = None
         self._global_still_change = np.zeros((SIZE, SIZE))
         """Each cell's change when the board last became still during a board-wide change."""

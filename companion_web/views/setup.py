@@ -227,7 +227,7 @@ def calibration_test() -> Any:
     import numpy as np
 
     from vision.detect import detect
-    from vision.glare import glare_advice
+    from vision.glare import glare_sentence
 
     body = json_body()
     only_keys(body, {"corners"})
@@ -239,10 +239,7 @@ def calibration_test() -> Any:
     )
     if not result:
         return jsonify(labels=None, message=f"could not read the board: {result.reason}")
-    message = "Read done: each dot shows what the cell holds."
-    glare = glare_advice(result.glare)
-    if glare:
-        message += f" {glare[0].upper()}{glare[1:]}."
+    message = " ".join(filter(None, ("Read done: each dot shows what the cell holds.", glare_sentence(result.glare))))
     return jsonify(labels=result.labels, message=message)
 
 
