@@ -159,7 +159,8 @@ def colour_changed_message(old: str, new: str, cell: Cell) -> str:
 
 def multiple_placed_message(cells: tuple[Cell, ...]) -> str:
     where = ", ".join(cell_name(c) for c in cells)
-    return f"{len(cells)} new chips appeared at once ({where}): one chip per turn. Take back the extra chips."
+    return (f"{len(cells)} new chips appeared at once ({where}): one chip per turn. Take back the extra chips, "
+            "or move whatever lies on those cells.")
 
 
 def multiple_removed_message(cells: tuple[Cell, ...]) -> str:

@@ -171,6 +171,8 @@ def test_several_new_chips_at_once_are_not_applied():
     out = table.set((3, 3), "blue").set((6, 6), "blue").look()
     assert alerts(out) == [ev.MULTIPLE_PLACED]
     assert out[0].cells == ((3, 3), (6, 6))
+    # Chips the camera sees at once may be a box or a cup on the board: say what to do for both.
+    assert "Take back the extra chips" in out[0].message and "move whatever lies on those cells" in out[0].message
     assert game.board == Board.empty() and game.turn == "blue"
     assert table.look() == []
     # The extra chip is taken back: the remaining one is the move.
