@@ -139,6 +139,17 @@ def test_a_dim_blue_chip_the_lamp_tints_green_takes_the_colour_the_patch_network
         assert reading.labels[r][c] == "blue", (r, c)
 
 
+def test_chips_on_court_art_the_cue_network_calls_empty_take_the_colour_the_patch_network_is_sure_of():
+    """Seed 12011 (hard, Jumbo): blue chips on the two cells of one court card read empty at
+    confidence 1.0 (the cue network took the card's art for the change); the patch network, asked
+    about them as faint cells where a white chip could be, is sure they are blue."""
+    scene = render(random_spec(12011, edition="jumbo", difficulty="hard", size=(1280, 720)))
+    reading = _read(scene)
+    for r, c in ((6, 0), (7, 3)):
+        assert scene.labels[r][c] == "blue"
+        assert reading.labels[r][c] == "blue", (r, c)
+
+
 def test_only_default_chip_colours_are_recoloured_by_the_patch_network():
     """A colour taught from the table's own chips or markers is the prototype's call alone: the
     network never saw a coin."""

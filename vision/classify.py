@@ -219,8 +219,14 @@ class ReaderConfig:
     the patch network too, and become white chips where it is sure of one (``patch_white_sure``):
     the cue network can be firmly wrong about a white chip on a white card (logit -4 to -6.4 on
     seed 6007, hard, where the patch network said white at 0.98 to 1.0). Costs about 1.3 ms
-    per read. 0 never asks."""
+    per read. 0 never asks. Without an empty-board reference, such a cell the network is as sure
+    holds a team's chip holds that chip: on seed 12011 (hard, Jumbo) two blue chips on the two
+    cells of one court card read empty at logit -5 to -6 (the cue network took the card's art for
+    the change), where the network said blue at 1.0. On 300 fresh Jumbo frames (seeds 13900-14199,
+    normal and hard) it changed no reading."""
     patch_white_sure: float = 0.97
+    """Probability at which the patch network's view of a faint cell (``patch_white_doubt``) is
+    taken."""
     patch_pale_margin: float = 3.0
     """Where a white chip can be, a chip read as a team colour whose prototype distance to white
     is within this of its own is read by the patch network too, and is white where it is sure
@@ -659,7 +665,8 @@ class CellReader:
         Where a white chip can be (``dist``: the allowed prototype distances), the network also
         reads cells read empty but not by far (``patch_white_doubt``) and chips read in a team
         colour close to white (``patch_pale_margin``), and where it is sure of a white chip,
-        that is what they are.
+        that is what they are; where it is sure of a team's chip in a cell read empty, so is
+        that, unless an empty-board reference is compared.
         """
         cfg = self.config
         net = self.patch_net
@@ -699,10 +706,16 @@ class CellReader:
             sure = recolourable[asked] & (logit[asked] > 0) & (seen == team)
             best[asked[sure]] = index
         if white_at.size:
-            found = faint[asked] & (patch_net.sure_class(prob, cfg.patch_white_sure) == "flipped")
+            # A faint cell the network is sure holds a chip holds that chip: white, or a team's
+            # where no empty-board reference is compared (the network does not see the board's
+            # own art, the cue network then does).
+            index = {name: i for i, name in enumerate(names)}
+            found_as = patch_net.sure_class(prob, cfg.patch_white_sure)
+            chips = names if self._ref_lab is None else names[white_at]
+            found = faint[asked] & np.isin(found_as, chips)
             logit[asked[found]] = patch[found]
-            turned = (pale[asked] & (seen == "flipped")) | found
-            best[asked[turned]] = int(white_at[0])
+            best[asked[found]] = [index[name] for name in found_as[found]]
+            best[asked[pale[asked] & (seen == "flipped")]] = int(white_at[0])
         return logit, best, probs
 
     def seen_colours(self, frame: np.ndarray, corners: np.ndarray, reading: CellReading) -> list[list[str]]:
