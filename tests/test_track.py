@@ -1509,7 +1509,7 @@ def test_slow_nudge_is_caught_while_a_hand_rests_on_the_board() -> None:
     assert np.abs(out[-1].corners - table.corners()).max() < 0.8
 
 
-class UnsureReader(OneCellReader):
+class UnsureOfOneCellReader(OneCellReader):
     """``CentreColourReader`` that is unsure (confidence 0.3) of the chip at ``cell``: the
     tracker commits it only once the reading has held ``patient_seconds``."""
 
@@ -1645,7 +1645,7 @@ def test_a_move_read_at_once_does_not_overtake_an_earlier_one_still_being_read()
     table = Table(seed=31)
     empty = Table(new_game=True, seed=99)
     first, second = (6, 2), (2, 7)
-    reader = UnsureReader(empty.frame(), table.corners(), first)
+    reader = UnsureOfOneCellReader(empty.frame(), table.corners(), first)
     tracker = BoardTracker(edition="classic", corners=table.corners(), reader=reader)
     ups = run(tracker, (table.frame() for _ in range(12)))
     assert ups[-1].state == "live"
