@@ -368,6 +368,28 @@ def test_a_new_chip_overhanging_an_empty_neighbour_is_committed_without_waiting_
     assert done[0].index / FPS - left <= 0.5
 
 
+def test_a_wait_lasts_its_seconds_whatever_the_frame_times_rounding() -> None:
+    """At 5 frames a second, a frame 0.2 s (``still_seconds``) after another is that long after it,
+    though 0.6 - 0.4 is 0.19999999999999996 in floats: a chip is committed as many frames after
+    the hand left whichever frame of the clock the game started on (it was a frame later on every
+    other start)."""
+    latencies = set()
+    for start in range(4, 12):
+        table = Table(seed=5)
+        tracker, _ = started(table)
+        target = table.cell_centre_px((4, 4))
+        frames = [table.frame(tip) for tip in [*path(OFF, target, 3), target]]
+        table.chips[(4, 4)] = "red"
+        frames += [table.frame(tip) for tip in path(target, OFF, 3)]
+        gone = len(frames)
+        frames += [table.frame() for _ in range(8)]
+        out = [tracker.update(f, t=(start + i) / 5.0, index=i) for i, f in enumerate(frames)]
+        done = commits(out)
+        assert done and done[0].committed == expected(table)
+        latencies.add(done[0].index - gone)
+    assert len(latencies) == 1, latencies
+
+
 @pytest.mark.parametrize("reader_class", [CentreColourReader, UnsureReader])
 def test_a_chip_the_next_hand_kept_from_being_read_is_its_own_move_not_part_of_a_blob(
         reader_class: type[CentreColourReader]) -> None:
@@ -383,7 +405,7 @@ def test_a_chip_the_next_hand_kept_from_being_read_is_its_own_move_not_part_of_a
     to_first, to_second = table.cell_centre_px(first), table.cell_centre_px(second)
     frames = [table.frame(tip) for tip in path(OFF, to_first, 6)] + [table.frame(to_first)] * 3
     table.chips[first] = "red"
-    frames += [table.frame(tip) for tip in path(to_first, OFF, 6)] + [table.frame()]
+    frames += [table.frame(tip) for tip in path(to_first, OFF, 4)] + [table.frame()]
     frames += [table.frame(to_second)] * 14  # a fast arm: over both cells from one frame to the next
     table.chips[second] = "blue"
     frames += [table.frame(tip) for tip in path(to_second, OFF, 6)]
@@ -1073,10 +1095,11 @@ def test_skin_coloured_chips_on_the_edge_are_no_hand() -> None:
     tracker, ups = started(table)
     for cell in line:
         table.chips[cell] = "warm"
-    out = run(tracker, (table.frame() for _ in range(20)), start=len(ups))
+    # (The reader here calls the warm chips empty, unsurely: they may wait ``patient_seconds``.)
+    out = run(tracker, (table.frame() for _ in range(30)), start=len(ups))
     assert not out[-1].unknown[3, 1] and not out[-1].unknown[line[0]], "the line was taken for a hand"
     table.chips[(3, 1)] = "blue"
-    more = run(tracker, (table.frame() for _ in range(15)), start=len(ups) + 20)
+    more = run(tracker, (table.frame() for _ in range(15)), start=len(ups) + 30)
     done = commits(more)
     assert done and done[-1].committed[3][1] == "blue"
     assert more[-1].state == "live"

@@ -89,6 +89,19 @@ log = logging.getLogger(__name__)
 
 UNKNOWN = Label.UNKNOWN.value
 TOO_BRIGHT = "the board is too bright to read: dim the lamp or lower the camera's exposure"
+TIME_SLACK = 1e-6
+"""Seconds by which a wait may fall short and still count as over (see ``lasted``)."""
+
+
+def lasted(elapsed: Any, seconds: Any) -> Any:
+    """Whether ``elapsed`` (a difference of frame times, a float or an array) reaches ``seconds``,
+    up to float rounding. Frame times are multiples of 1/fps, and their differences are not exact:
+    at 5 frames a second 0.6 - 0.4 is 0.19999999999999996, which must count as the 0.2 s a
+    setting asks for, not one frame more (at 15 fps the same rounding cost every fourth read a
+    frame)."""
+    return elapsed >= seconds - TIME_SLACK
+
+
 STATES: tuple[str, ...] = ("searching", "live", "occluded", "relocking", "no_board")
 
 
@@ -315,7 +328,7 @@ class BoardTracker:
             self.edition = self.edition or guess_edition(self._given, (frame.shape[1], frame.shape[0]))[0]
             self._lock(self._given, frame)
             return True
-        if t - self._last_search < self._search_interval():
+        if not lasted(t - self._last_search, self._search_interval()):
             return False
         self._last_search = t
         found = self._locate(frame)
@@ -329,7 +342,7 @@ class BoardTracker:
     def _lacks_colour(self, frame: np.ndarray, t: float) -> bool:
         """``vision.colour.lacks_colour`` of the frame, looked at every ``colour_check_seconds``
         (a camera switches to its night mode rarely, and the check costs a millisecond)."""
-        if t - self._colour_checked_at >= self.config.colour_check_seconds or t < self._colour_checked_at:
+        if lasted(t - self._colour_checked_at, self.config.colour_check_seconds) or t < self._colour_checked_at:
             self._colour_checked_at, self._colourless = t, lacks_colour(frame)
         return self._colourless
 
@@ -443,7 +456,7 @@ class BoardTracker:
         for name in np.unique(labels):
             self._votes.setdefault(str(name), np.zeros((SIZE, SIZE), dtype=int))
             self._votes[str(name)] += labels == name
-        if t - self._still_since < cfg.first_still_seconds:
+        if not lasted(t - self._still_since, cfg.first_still_seconds):
             return self._update(t, "searching", labels=labels, unknown=np.zeros((SIZE, SIZE), dtype=bool),
                                 message="waiting for a still board")
         # The first board is each cell's most frequent reading over the still stretch.
@@ -658,7 +671,7 @@ class BoardTracker:
         if not older.any() or not news.any():
             return np.zeros_like(ready)
         later = news & (self._first_clear > float(np.min(self._first_clear[older])))
-        return later & (t - self._first_clear < self.config.order_hold_seconds)
+        return later & ~lasted(t - self._first_clear, self.config.order_hold_seconds)
 
     def _consider(
         self, frame: np.ndarray, norm: np.ndarray, co_norm: np.ndarray, change: np.ndarray,
@@ -670,8 +683,9 @@ class BoardTracker:
         cfg = self.config
         assert self.committed is not None
         clear_for = t - np.nan_to_num(self._clear_since, nan=t)
-        settled = candidates & (clear_for >= cfg.still_seconds)
-        due = settled & (np.isnan(self._cand_read) | (t - np.nan_to_num(self._cand_read, nan=t) >= cfg.reread_seconds))
+        settled = candidates & lasted(clear_for, cfg.still_seconds)
+        since_read = t - np.nan_to_num(self._cand_read, nan=t)
+        due = settled & (np.isnan(self._cand_read) | lasted(since_read, cfg.reread_seconds))
         due &= ~(self._cand_conf >= cfg.min_confidence) | np.isnan(self._cand_read)
         if due.any():
             read, conf = self._read(frame)
@@ -693,7 +707,7 @@ class BoardTracker:
         sure = (self._cand_conf >= cfg.min_confidence) & (self._cand_frames >= cfg.min_stable_frames)
         patient = (
             (self._cand_conf >= cfg.min_confidence_patient)
-            & (stable_for >= cfg.patient_seconds)
+            & lasted(stable_for, cfg.patient_seconds)
             & (self._cand_frames >= 2)
         )
         # Each cell's own empty look, where known: within ``change_keep_threshold`` of it a cell
@@ -740,7 +754,7 @@ class BoardTracker:
             doubtful = ready & (self._cand_label == "empty") & self._has_empty & ~looks_empty
             ready &= ~doubtful
             # Long doubtful: a look the reader cannot name (a white chip read as empty): keep the label.
-            stale = doubtful & (stable_for >= cfg.patient_seconds)
+            stale = doubtful & lasted(stable_for, cfg.patient_seconds)
             if stale.any() and self._misfit(frame, stale, t):
                 return None
             if stale.any():
@@ -773,7 +787,7 @@ class BoardTracker:
             | (region_sizes(new_chips) > 1) & ~certain
             | wide
         )
-        ready &= ~(new_chips & crowded & (stable_for < cfg.blob_hold_seconds))
+        ready &= ~(new_chips & crowded & ~lasted(stable_for, cfg.blob_hold_seconds))
         if not ready.any():
             return None
         # A changed region is committed whole: never half a flip of five chips. (An empty cell
@@ -893,7 +907,7 @@ class BoardTracker:
         # (The outer strip lends each edge cell its neighbours' value: one cell reaches three.)
         lone = reach & (region_sizes(reach | changed) <= 3) & (region_sizes(reach | changed, changed) == 1)
         wait = np.where(lone, cfg.lone_arm_still_seconds, cfg.arm_still_seconds)
-        stale = still & (t - self._reach_still_since >= wait)
+        stale = still & lasted(t - self._reach_still_since, wait)
         if not stale.any():
             return reach
         log.info("frame %d: the margin beside %s has looked reached into, with nothing moving, for "
@@ -966,7 +980,7 @@ class BoardTracker:
         if self._given is not None or self._last_still_frame is None or region_sizes(straddle).max() < 2:
             return False
         self._fit_doubt_until = t + cfg.fit_doubt_seconds
-        if t - self._fit_checked_at < cfg.fit_recheck_seconds:
+        if not lasted(t - self._fit_checked_at, cfg.fit_recheck_seconds):
             return False
         self._fit_checked_at = t
         corners = self._locate(frame)
@@ -1118,7 +1132,7 @@ class BoardTracker:
             return waiting
         if self._global_still is None:
             self._global_still, self._global_still_change = t, change.copy()
-        if t - self._global_still < cfg.settle_seconds:
+        if not lasted(t - self._global_still, cfg.settle_seconds):
             return waiting
         changed = change > cfg.change_threshold
         # A bump with a flicker on top shrinks under the board-wide fraction once the flicker
@@ -1136,8 +1150,8 @@ class BoardTracker:
             return None
         waiting = self._update(t, "occluded", message="board covered")
         still = t - self._global_still
-        if still >= cfg.relight_after_seconds or (still >= cfg.relight_settle_seconds and (
-            (self._global_unmoved and self._global_quiet >= cfg.relight_quiet_seconds)
+        if lasted(still, cfg.relight_after_seconds) or (lasted(still, cfg.relight_settle_seconds) and (
+            (self._global_unmoved and lasted(self._global_quiet, cfg.relight_quiet_seconds))
             or changed_alike(change, cfg.relight_even_spread, settled=self._light_settled(change, hand=hand))
         )):
             if self._blown(rect):
@@ -1178,7 +1192,7 @@ class BoardTracker:
             # (Cells near the threshold flicker in and out of the region: the time adds up.)
             self._lit_quiet += t - self._lit_last_t
         self._lit_last_t = t
-        return large and self._lit_quiet >= self.config.relight_quiet_seconds
+        return large and bool(lasted(self._lit_quiet, self.config.relight_quiet_seconds))
 
     def _relight(self, frame: np.ndarray, rect: np.ndarray) -> None:
         """Take the new look as the background, and read again the cells it may hide a move in.
@@ -1242,7 +1256,7 @@ class BoardTracker:
         """``state``, or ``no_board`` once nothing was readable for ``lost_after_seconds``."""
         if self._unreadable_since is None:
             self._unreadable_since = t
-        return "no_board" if t - self._unreadable_since >= self.config.lost_after_seconds else state
+        return "no_board" if lasted(t - self._unreadable_since, self.config.lost_after_seconds) else state
 
     def _update(
         self,
