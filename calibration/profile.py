@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.layout import EDITIONS
-from vision.geometry import is_convex
+from vision.geometry import is_convex, off_the_picture
 
 log = logging.getLogger(__name__)
 
@@ -136,11 +136,9 @@ def check_corners(corners: Any, frame_size: tuple[int, int] | None = None) -> tu
         raise ProfileError(f"corners must be four [x, y] number pairs, got {corners!r:.80}") from None
     if len(points) != 4 or not all(math.isfinite(v) for p in points for v in p):
         raise ProfileError(f"corners must be four finite [x, y] pairs, got {corners!r:.80}")
-    if frame_size is not None:
-        w, h = frame_size
-        margin = 0.5 * max(w, h)
-        if any(not (-margin <= x <= w + margin and -margin <= y <= h + margin) for x, y in points):
-            raise ProfileError(f"corners {points!r:.120} lie far outside the {w}x{h} frame")
+    why = off_the_picture(points, frame_size) if frame_size is not None else ""
+    if why:
+        raise ProfileError(f"corners {points!r:.120} {why}")
     if not is_convex(points):
         raise ProfileError("corners do not form a convex quadrilateral in the order TL, TR, BR, BL")
     return points

@@ -75,10 +75,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _detect(args: argparse.Namespace) -> tuple[Any, Any]:
     from vision.detect import detect
+    from vision.geometry import check_corners_in
     from vision.images import load_image
 
     corners = parse_corners(args.corners) if args.corners is not None else None
     frame = load_image(args.image)
+    if corners is not None:
+        corners = check_corners_in(corners, (frame.shape[1], frame.shape[0]), "--corners")
     profile = reference = None
     if args.profile:
         from calibration.profile import load_profile_and_reference

@@ -88,7 +88,9 @@ def test_overlay_is_written(board, tmp_path, capsys):
 
 
 def _bad_inputs(tmp_path, board):
-    _, path, _ = board
+    scene, path, _ = board
+    crossed = scene.corners[[0, 1, 3, 2]]  # TL, TR, BL, BR: the outline folds over itself
+    elsewhere = scene.corners + 3000.0  # meant for another (much larger) picture
     text = tmp_path / "notes.txt"
     text.write_text("not an image")
     empty = tmp_path / "empty.png"
@@ -103,11 +105,14 @@ def _bad_inputs(tmp_path, board):
         "malformed corners": [str(path), "--corners", "1,2,3"],
         "non-numeric corners": [str(path), "--corners", "a,b,c,d,e,f,g,h"],
         "degenerate corners": [str(path), "--corners", "0,0,1,1,2,2,3,3"],
+        "crossed corners": [str(path), "--corners", ",".join(f"{v:.1f}" for v in crossed.ravel())],
+        "corners off the picture": [str(path), "--corners", ",".join(f"{v:.1f}" for v in elsewhere.ravel())],
     }
 
 
 @pytest.mark.parametrize("case", ["missing file", "not an image", "empty image", "board not found",
-                                  "malformed corners", "non-numeric corners", "degenerate corners"])
+                                  "malformed corners", "non-numeric corners", "degenerate corners",
+                                  "crossed corners", "corners off the picture"])
 def test_bad_input_is_one_line_and_non_zero(case, board, tmp_path, capsys):
     args = _bad_inputs(tmp_path, board)[case]
     assert main(["detect", *args]) != 0
@@ -118,6 +123,17 @@ def test_bad_input_is_one_line_and_non_zero(case, board, tmp_path, capsys):
     captured = capsys.readouterr()
     data = json.loads(captured.out)
     assert set(data) == {"error"} and data["error"]
+
+
+@pytest.mark.parametrize(("case", "says"), [("crossed corners", "in order"),
+                                            ("corners off the picture", "outside the")])
+def test_corners_that_cannot_be_this_pictures_grid_are_refused_saying_why(case, says, board, tmp_path, capsys):
+    """Corners in the wrong order, or meant for another picture, would read the frame's edge or a
+    folded outline as a board: the user is told what is wrong with them instead."""
+    args = _bad_inputs(tmp_path, board)[case]
+    assert main(["detect", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("sequence-companion detect: --corners ") and says in err
 
 
 def test_a_greyscale_photo_is_refused_with_what_to_do(board, tmp_path, capsys):

@@ -152,7 +152,7 @@ def test_a_clip_where_the_board_is_never_read_exits_non_zero(tmp_path: Path, fak
         (["{clip}", "--teams", "blue,blue"], "different"),
         (["{clip}", "--teams", "blue,purple"], "purple"),
         (["{clip}", "--corners", "1,2,3"], "8 numbers"),
-        (["{clip}", "--corners", "0,0,50,0,0,40,50,40"], "convex"),
+        (["{clip}", "--corners", "0,0,50,0,0,40,50,40"], "in order"),
         (["{clip}", "--profile", "{missing}"], "no such profile"),
         (["{clip}", "--fps", "0"], "--fps"),
         (["rtsp://127.0.0.1:1/stream"], "cannot reach"),

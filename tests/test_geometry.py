@@ -12,6 +12,7 @@ from vision.geometry import (
     GridFit,
     apply_homography,
     check_corners,
+    check_corners_in,
     check_frame,
     corner_error,
     grid_homography,
@@ -57,6 +58,17 @@ def test_check_frame_grayscale_is_optional():
 def test_check_corners_rejects_unusable_quads(bad):
     with pytest.raises(ValueError, match="corners"):
         check_corners(bad)
+
+
+def test_corners_must_be_a_grid_of_this_picture_but_the_frame_may_cut_the_board():
+    """A board cut by the picture's edge is still a board (a corner a little off the picture);
+    corners far off it, or around a centre outside it, are meant for another picture."""
+    size = (640, 480)
+    cut = SQUARE + np.array([-150.0, 0.0], np.float32)  # TL and BL 50 px left of the picture
+    assert np.allclose(check_corners_in(cut, size), cut)
+    for far in (SQUARE + 1000.0, SQUARE + np.array([500.0, 0.0], np.float32)):
+        with pytest.raises(ValueError, match="outside the 640x480 picture"):
+            check_corners_in(far, size, "--corners")
 
 
 @pytest.mark.parametrize("turn", [0, 1, 2, 3])

@@ -24,12 +24,20 @@ from engine.layout import EDITIONS, SIZE
 from vision.classify import CellReader, CellReading, ReaderConfig
 from vision.colour import DEFAULT_PROTOTYPES, NO_COLOUR, ColourModel, default_labels, lacks_colour
 from vision.flipped import FlippedPrior, with_flipped_lines
-from vision.geometry import GridFit, guess_edition, mirror_points, mirrored, order_as_seen, shift_in_cells
+from vision.geometry import (
+    GridFit,
+    check_corners_in,
+    guess_edition,
+    mirror_points,
+    mirrored,
+    order_as_seen,
+    shift_in_cells,
+)
 from vision.glare import glare_cells
 from vision.locate import LocateConfig, locate_grid
 from vision.roundness import RoundnessConfig, chip_roundness, edition_by_roundness, sure_chips
 from vision.teams import TeamsPrior, with_teams_in_play
-from vision.warp import check_corners, check_frame, corners_in_frame
+from vision.warp import check_frame, corners_in_frame
 
 log = logging.getLogger(__name__)
 
@@ -312,7 +320,7 @@ def _place(
 ) -> _Placement:
     """Decide where the canonical grid is in ``frame`` (and in the reference, if any)."""
     if corners is not None:
-        given = check_corners(corners)
+        given = check_corners_in(corners, (frame.shape[1], frame.shape[0]))
         # Corners tell the grid's shape: the Jumbo mat's cells are wider than tall.
         chosen = edition or guess_edition(given, (frame.shape[1], frame.shape[0]))[0]
         ref_corners = None

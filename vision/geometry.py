@@ -95,10 +95,42 @@ def check_corners(corners: object, name: str = "corners") -> np.ndarray:
     if not np.isfinite(pts).all():
         raise ValueError(f"{name} must be finite numbers, got {pts.tolist()}")
     if not is_convex(pts):
-        raise ValueError(f"{name} must be a convex quadrilateral in order, got {pts.round(1).tolist()}")
+        raise ValueError(f"{name} must go round the grid in order (TL, TR, BR, BL); these cross or fold: "
+                         f"{pts.round(1).tolist()}")
     if abs(polygon_area(pts)) < 16.0:
         raise ValueError(f"{name} encloses almost no area: {pts.round(1).tolist()}")
     return pts.astype(np.float32)
+
+
+FRAME_MARGIN = 0.5
+"""Corners given by hand may lie off the picture (a board its edge cuts), by at most this
+fraction of the picture's longer side; and the grid's centre must be in the picture."""
+
+
+def off_the_picture(corners: object, size: tuple[int, int]) -> str:
+    """Why four grid corners cannot be a board in a picture of ``size`` ``(width, height)``: a
+    sentence naming the problem, or "" when they can (see ``FRAME_MARGIN``). Corners meant for
+    another picture, or typed wrong, would otherwise read the picture's replicated edge as an
+    empty board."""
+    pts = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    w, h = size
+    margin = FRAME_MARGIN * max(w, h)
+    if (pts < -margin).any() or (pts[:, 0] > w + margin).any() or (pts[:, 1] > h + margin).any():
+        return f"lie far outside the {w}x{h} picture"
+    cx, cy = pts.mean(axis=0)
+    if not (0 <= cx < w and 0 <= cy < h):
+        return f"put the grid's centre outside the {w}x{h} picture"
+    return ""
+
+
+def check_corners_in(corners: object, size: tuple[int, int], name: str = "corners") -> np.ndarray:
+    """``check_corners``, and also that the corners can be a board in a picture of ``size``
+    ``(width, height)`` (``off_the_picture``); ``ValueError`` naming ``name`` otherwise."""
+    pts = check_corners(corners, name)
+    why = off_the_picture(pts, size)
+    if why:
+        raise ValueError(f"{name} {why}: {pts.round(1).tolist()}")
+    return pts
 
 
 def is_convex(points: object) -> bool:

@@ -14,7 +14,8 @@ import cv2
 import numpy as np
 
 from engine.layout import SIZE
-from vision.warp import cell_centres, check_corners, grid_lines, grid_to_image
+from vision.geometry import check_corners
+from vision.warp import cell_centres, grid_lines, grid_to_image
 
 LABEL_BGR: dict[str, tuple[int, int, int]] = {
     "blue": (230, 90, 20),

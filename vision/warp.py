@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from engine.layout import EDITIONS, SIZE
+from vision.geometry import check_corners
 
 
 @dataclass(frozen=True)
@@ -23,21 +24,6 @@ class WarpConfig:
 
     cell_h: int = 32
     interpolation: int = cv2.INTER_LINEAR
-
-
-def check_corners(corners: object) -> np.ndarray:
-    """``corners`` as a ``(4, 2)`` float32 array of finite numbers; ValueError naming the problem."""
-    pts = np.asarray(corners, dtype=np.float64)
-    if pts.shape != (4, 2):
-        raise ValueError(f"corners must be 4 (x, y) points, got an array of shape {pts.shape}")
-    if not np.all(np.isfinite(pts)):
-        raise ValueError("corners must be finite numbers")
-    # Signed area of the quadrilateral: a degenerate (collinear or repeated) set cannot be a grid.
-    x, y = pts[:, 0], pts[:, 1]
-    area = 0.5 * abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
-    if area < 1.0:
-        raise ValueError("corners enclose no area (repeated or collinear points)")
-    return pts.astype(np.float32)
 
 
 SAME_ASPECT = 0.01
