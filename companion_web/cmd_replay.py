@@ -110,8 +110,10 @@ def run(args: argparse.Namespace) -> int:
                             on_new_game=on_new_game)
         pipeline.run()
     if pipeline.boards_committed == 0:
+        hint = ("check --corners: the grid's outer corners in this input's picture" if corners is not None
+                else "try --corners or --profile")
         print(f"sequence-companion replay: the board was never read in {source.description} "
-              f"({pipeline.frames_seen} frames); try --corners or --profile", file=sys.stderr)
+              f"({pipeline.frames_seen} frames); {hint}", file=sys.stderr)
         return 1
     if not args.jsonl:
         printer.line(f"end: {pipeline.frames_seen} frames, {printer.events} events")

@@ -302,6 +302,20 @@ class SureReader(OneCellReader):
         return out
 
 
+def test_corners_given_for_another_picture_are_refused_not_read_as_an_empty_board() -> None:
+    """Corners far off the camera's picture (typed wrong, or noted from another camera) would
+    read the picture's replicated edge as an empty board and go live: the tracker waits, saying
+    what is wrong with them."""
+    table = Table(chips={(3, 3): "blue"}, seed=3)
+    frame = table.frame()
+    far = table.corners() + np.float32(3 * max(frame.shape[:2]))
+    tracker = BoardTracker(edition="classic", corners=far, reader=CentreColourReader(frame, table.corners()))
+    out = run(tracker, (table.frame() for _ in range(12)))
+    assert commits(out) == []
+    assert all(u.state in ("searching", "no_board") for u in out)
+    assert "outside the" in out[-1].message and "picture" in out[-1].message
+
+
 def placed_off_centre(cell: tuple[int, int], offset: tuple[float, float], reader: type[OneCellReader]
                       ) -> tuple[Table, list[TrackUpdate], float]:
     """A chip put down ``offset`` (cells) off ``cell``'s centre on an empty board, read by

@@ -59,7 +59,7 @@ from engine.layout import EDITIONS, SIZE
 from vision.clipping import clip_levels
 from vision.colour import NO_COLOUR, lacks_colour
 from vision.flipped import being_flipped, to_be_flipped
-from vision.geometry import guess_edition, mirrored, shift_in_cells
+from vision.geometry import guess_edition, mirrored, off_the_picture, shift_in_cells
 from vision.glare import glare_cells
 from vision.motion import (
     Rectifier,
@@ -89,6 +89,7 @@ log = logging.getLogger(__name__)
 
 UNKNOWN = Label.UNKNOWN.value
 TOO_BRIGHT = "the board is too bright to read: dim the lamp or lower the camera's exposure"
+LOOKING = "looking for the board"
 TIME_SLACK = 1e-6
 """Seconds by which a wait may fall short and still count as over (see ``lasted``)."""
 
@@ -252,8 +253,10 @@ class BoardTracker:
             # A webcam switched to its night mode: every chip would read as one team.
             state = "occluded" if self._rectifier is not None else self._lost_state(t, "searching")
             return self._update(t, state, message=NO_COLOUR)
-        if self._rectifier is None and not self._acquire(frame, t):
-            return self._update(t, self._lost_state(t, "searching"), message="looking for the board")
+        if self._rectifier is None:
+            waiting = self._acquire(frame, t)
+            if waiting:
+                return self._update(t, self._lost_state(t, "searching"), message=waiting)
         assert self._rectifier is not None
         rect = self._rectifier.rectify(frame)
         if self._bg is None:
@@ -321,23 +324,28 @@ class BoardTracker:
             corners, edition=self.edition or "classic", frame_shape=frame.shape, config=self.config.motion
         )
 
-    def _acquire(self, frame: np.ndarray, t: float) -> bool:
-        """Lock onto the given corners, or locate the board (throttled); True once locked."""
+    def _acquire(self, frame: np.ndarray, t: float) -> str:
+        """Lock onto the given corners, or locate the board (throttled): "" once locked, else
+        what the tracker is waiting for."""
         if self._given is not None:
+            size = (frame.shape[1], frame.shape[0])
+            why = off_the_picture(self._given, size)
+            if why:  # corners for another picture (typed wrong, or another camera's)
+                return f"the grid corners given {why}: give the corners of the board in this camera's picture"
             # Given corners tell the grid's shape: the Jumbo mat's cells are wider than tall.
-            self.edition = self.edition or guess_edition(self._given, (frame.shape[1], frame.shape[0]))[0]
+            self.edition = self.edition or guess_edition(self._given, size)[0]
             self._lock(self._given, frame)
-            return True
+            return ""
         if not lasted(t - self._last_search, self._search_interval()):
-            return False
+            return LOOKING
         self._last_search = t
         found = self._locate(frame)
         if found is None:
             self._failed_searches += 1
-            return False
+            return LOOKING
         self._failed_searches = 0
         self._lock(found, frame)
-        return True
+        return ""
 
     def _lacks_colour(self, frame: np.ndarray, t: float) -> bool:
         """``vision.colour.lacks_colour`` of the frame, looked at every ``colour_check_seconds``
