@@ -9,6 +9,7 @@ never a traceback.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import logging
 import sys
@@ -23,14 +24,17 @@ SUBCOMMANDS: tuple[str, ...] = ("serve", "detect", "calibrate", "replay")
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser, with every subcommand that is installed."""
+    # No abbreviated options: "--camera 1" must not quietly mean --camera-size.
     parser = argparse.ArgumentParser(
         prog="sequence-companion",
+        allow_abbrev=False,
         description="A camera companion for the Sequence board game: it reads the real board "
         "through a webcam, follows the game and shows it live on any tablet.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log more detail to stderr")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND",
+                                       parser_class=functools.partial(argparse.ArgumentParser, allow_abbrev=False))
     for name in SUBCOMMANDS:
         try:
             module = importlib.import_module(f"companion_web.cmd_{name}")

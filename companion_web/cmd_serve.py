@@ -33,7 +33,7 @@ An update is a few kilobytes; 256 KiB holds dozens and keeps 20 open pages from 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser = subparsers.add_parser("serve", help=HELP, description=HELP + ".")
     parser.add_argument(
-        "--source", default="auto", metavar="auto|sim|INDEX|URL|FILE|DIR",
+        "--source", "--camera", default="auto", metavar="auto|sim|INDEX|URL|FILE|DIR",
         help="camera index, network camera URL, video file, folder of images, 'sim' for the simulated "
         "table, or 'auto' (the first webcam, else the simulated table; default)",
     )

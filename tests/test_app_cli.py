@@ -12,6 +12,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -104,6 +106,17 @@ def test_the_simulated_table_always_starts_a_fresh_game(tmp_path) -> None:
         assert get_json(f"http://127.0.0.1:{port}/api/state")["game_id"] == stored + 1
     finally:
         assert stop(proc)[0] == 0
+
+
+def test_camera_names_the_source_and_no_option_is_taken_from_its_first_letters() -> None:
+    """``serve --camera 1`` is how people ask for a webcam; it once parsed as --camera-size 1."""
+    from companion_web.cli import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["serve", "--camera", "1"]).source == "1"
+    for argv in (["serve", "--camera-s", "native"], ["detect", "board.png", "--cor", "1,2,3,4,5,6,7,8"]):
+        with pytest.raises(SystemExit):
+            parser.parse_args(argv)
 
 
 def test_serve_refuses_bad_options_with_one_line(tmp_path) -> None:
