@@ -78,6 +78,7 @@ def grab_frame(source: str, config: SourceConfig) -> np.ndarray:
 def run(args: argparse.Namespace) -> int:
     from calibration.build import calibrate, glare_advice_for, learn_colours
     from calibration.profile import save_profile
+    from vision.geometry import check_corners_in
 
     output = Path(args.output)
     if output.suffix.lower() != ".json":
@@ -90,7 +91,12 @@ def run(args: argparse.Namespace) -> int:
     if args.chips and not samples:
         raise CliError("--chips needs at least one --chip COLOUR=ROW,COL")
     empty = grab_frame(args.source, source_config(args))
-    corners = np.asarray(args.corners, dtype=np.float32) if args.corners else None
+    corners = None
+    if args.corners:
+        try:
+            corners = check_corners_in(args.corners, (empty.shape[1], empty.shape[0]), "--corners")
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
     profile = calibrate(empty, corners=corners, edition=args.edition, name=args.name)
     if not profile:
         raise CliError(profile.reason, exit_code=1)
