@@ -1799,6 +1799,38 @@ def test_searching_looks_in_the_mirrored_frame_only_now_and_then_while_no_board_
     assert asked == [k % every == 0 for k in range(len(asked))]
 
 
+def test_searches_that_find_no_board_never_run_back_to_back(monkeypatch) -> None:
+    """A search on a frame with no board takes seconds, longer than the longest interval between
+    searches' starts: once backing off, the next waits after the last one ended, at least as long
+    as it took, so the camera view moves and a core rests at least half the time."""
+    import types
+
+    import vision.detect
+    import vision.track
+
+    clock = [0.0]
+    searched_at: list[float] = []
+
+    def slow_no_board(frame, **kwargs):
+        searched_at.append(clock[0])
+        clock[0] += 3.0  # wall-clock seconds one search takes
+        return vision.detect.Detection(reason="no board")
+
+    monkeypatch.setattr(vision.detect, "detect", slow_no_board)
+    monkeypatch.setattr(vision.track, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
+    tracker = BoardTracker(edition="classic", reader=EmptyLookReader(Table(new_game=True, seed=99).frame()))
+    bare = np.full((SIZE_WH[1], SIZE_WH[0], 3), TABLE_BGR, np.uint8)
+    # Frames are stamped as a camera stamps them: a search's seconds pass on its clock too.
+    for i in range(int(60 * FPS)):
+        t = clock[0]
+        tracker.update(bare, t=t, index=i)
+        clock[0] = max(clock[0], t + 1 / FPS)
+    gaps = np.diff(searched_at)
+    backing_off = gaps[tracker.config.search_backoff_after:]
+    assert len(backing_off) > 3
+    assert (backing_off >= 2 * 3.0 - 0.2).all(), gaps
+
+
 def test_once_a_board_was_found_mirrored_searches_look_in_the_mirrored_frame_first(monkeypatch) -> None:
     """A camera set to mirror keeps mirroring: after the board was found in its flipped picture,
     each later search (here after the camera switches resolution) starts there, and still looks

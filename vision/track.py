@@ -229,6 +229,7 @@ class BoardTracker:
         self._colour_checked_at = -math.inf
         self._colourless = False
         self._failed_searches = 0
+        self._search_cost = 0.0  # wall-clock seconds the last failed search took
         self._camera_mirrors = False  # learnt from the last grid locked onto
         self._unreadable_since: float | None = None
         self.committed: np.ndarray | None = None
@@ -339,9 +340,11 @@ class BoardTracker:
         if not lasted(t - self._last_search, self._search_interval()):
             return LOOKING
         self._last_search = t
+        started = time.monotonic()
         found = self._locate(frame)
         if found is None:
             self._failed_searches += 1
+            self._search_cost = time.monotonic() - started
             return LOOKING
         self._failed_searches = 0
         self._lock(found, frame)
@@ -355,13 +358,18 @@ class BoardTracker:
         return self._colourless
 
     def _search_interval(self) -> float:
-        """Seconds between searches: ``search_every_seconds``, doubling per failure after
-        ``search_backoff_after`` failures in a row, up to ``search_every_max_seconds``."""
+        """Seconds from one search's start to the next: ``search_every_seconds``, doubling per
+        failure after ``search_backoff_after`` failures in a row, up to ``search_every_max_seconds``.
+        Once backing off, that wait starts when the last failed search ended, and lasts at least
+        as long as it took. A search on a frame with no board takes 2-3 s, longer than the longest
+        interval, so searches ran back to back: a core busy all evening, and the camera view
+        standing still, just when the people at the table look at it to aim the camera."""
         cfg = self.config
         extra = self._failed_searches - cfg.search_backoff_after + 1
         if extra <= 0:
             return cfg.search_every_seconds
-        return min(cfg.search_every_max_seconds, cfg.search_every_seconds * 2.0 ** min(extra, 16))
+        wait = min(cfg.search_every_max_seconds, cfg.search_every_seconds * 2.0 ** min(extra, 16))
+        return self._search_cost + max(wait, self._search_cost)
 
     def _locate(self, frame: np.ndarray) -> np.ndarray | None:
         """Full detection (reference first when there is one); canonical corners or None. The
