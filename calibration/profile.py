@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.layout import EDITIONS
-from vision.geometry import is_convex, off_the_picture
+from vision.geometry import NOT_IN_ORDER, is_convex, off_the_picture
 
 log = logging.getLogger(__name__)
 
@@ -140,7 +140,7 @@ def check_corners(corners: Any, frame_size: tuple[int, int] | None = None) -> tu
     if why:
         raise ProfileError(f"corners {points!r:.120} {why}")
     if not is_convex(points):
-        raise ProfileError("corners do not form a convex quadrilateral in the order TL, TR, BR, BL")
+        raise ProfileError(f"corners {NOT_IN_ORDER}")
     return points
 
 

@@ -47,7 +47,7 @@ def write(tmp_path, data) -> str:
         (lambda d: d.update(format="other"), "not a sequence-companion profile"),
         (lambda d: d.update(edition="travel"), "edition 'travel'"),
         (lambda d: d.update(corners=[[0, 0], [1, 1]]), "four"),
-        (lambda d: d.update(corners=[[0, 0], [10, 0], [0, 10], [10, 10]]), "convex"),
+        (lambda d: d.update(corners=[[0, 0], [10, 0], [0, 10], [10, 10]]), "in order"),
         (lambda d: d.update(corners="abc"), "corners"),
         (lambda d: d.update(frame_size=[0, 10]), "frame_size"),
         (lambda d: d.update(reference_image="../../etc/passwd.png"), "beside the profile"),

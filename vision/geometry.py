@@ -78,6 +78,10 @@ def check_frame(frame: object, name: str = "frame", *, allow_gray: bool = True) 
     return frame
 
 
+NOT_IN_ORDER = "cross or fold over: they must go round the grid in order (TL, TR, BR, BL)"
+"""What is wrong with four corners that are no convex quadrilateral, in words for the user."""
+
+
 def check_corners(corners: object, name: str = "corners") -> np.ndarray:
     """Return ``corners`` as ``(4, 2) float32`` after checking it is a usable quadrilateral.
 
@@ -95,8 +99,7 @@ def check_corners(corners: object, name: str = "corners") -> np.ndarray:
     if not np.isfinite(pts).all():
         raise ValueError(f"{name} must be finite numbers, got {pts.tolist()}")
     if not is_convex(pts):
-        raise ValueError(f"{name} must go round the grid in order (TL, TR, BR, BL); these cross or fold: "
-                         f"{pts.round(1).tolist()}")
+        raise ValueError(f"{name} {NOT_IN_ORDER}: {pts.round(1).tolist()}")
     if abs(polygon_area(pts)) < 16.0:
         raise ValueError(f"{name} encloses almost no area: {pts.round(1).tolist()}")
     return pts.astype(np.float32)
