@@ -19,6 +19,7 @@ from engine.layout import Cell, card_at, in_bounds, is_corner
 from vision.classify import CellReader
 from vision.colour import ColourModel, Prototype
 from vision.detect import DetectConfig, detect
+from vision.framing import framing_sentence
 from vision.glare import glare_sentence
 from vision.locate import LocateConfig
 
@@ -92,12 +93,14 @@ def calibrate(
         return CalibrationFailure(str(exc))
 
 
-def glare_advice_for(profile: Profile, empty_frame: np.ndarray) -> str:
-    """What to tell the person about glare on the empty board a profile was made from, as a
-    sentence ("" when none, ``vision.glare``): calibration is the moment to move the lamp, before
-    a game in which the flipped chips under the glare would go unseen."""
+def camera_advice_for(profile: Profile, empty_frame: np.ndarray) -> str:
+    """What to tell the person about the camera's view of the empty board a profile was made
+    from, as sentences ("" when all is well): glare (``vision.glare``) and a board small in the
+    picture (``vision.framing``). Calibration is the moment to move the lamp or the camera,
+    before a game in which chips under the glare, or too small to see, would go unseen."""
     reading = detect(empty_frame, corners=np.asarray(profile.corners, dtype=np.float32), edition=profile.edition)
-    return glare_sentence(reading.glare) if reading else ""
+    glare = glare_sentence(reading.glare) if reading else ""
+    return " ".join(filter(None, (glare, framing_sentence(profile.corners))))
 
 
 def learn_colours(

@@ -76,7 +76,7 @@ def grab_frame(source: str, config: SourceConfig) -> np.ndarray:
 
 
 def run(args: argparse.Namespace) -> int:
-    from calibration.build import calibrate, glare_advice_for, learn_colours
+    from calibration.build import calibrate, camera_advice_for, learn_colours
     from calibration.profile import save_profile
     from vision.geometry import check_corners_in
 
@@ -115,9 +115,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"Saved {output} ({saved.edition}; grid corners TL TR BR BL {corners_text}; "
           f"reference image {saved.reference_image}"
           + (f"; colours learned: {', '.join(sorted(set(samples.values())))}" if samples else "") + ")")
-    glare = glare_advice_for(saved, empty)
-    if glare:
-        print(glare)
+    advice = camera_advice_for(saved, empty)
+    if advice:
+        print(advice)
     if args.edition is None:
         # An empty board shows no chips, so only its outline told the edition, and that needs
         # the camera's focal length: from a steep view it is a poor guess.

@@ -77,6 +77,24 @@ def test_teaching_colours_on_an_empty_board_says_which_chip_is_missing(client, s
     assert "no chip seen" in response.get_json()["error"]
 
 
+def test_the_test_read_says_when_the_board_is_small_in_the_picture(scene, tmp_path) -> None:
+    """The wizard is where the camera is placed: a board with cells under 20 pixels is told to
+    come closer; the usual board is not."""
+    import dataclasses
+
+    from vision.sim import random_spec, render
+
+    spec = random_spec(11, size=(800, 600))
+    far = render(dataclasses.replace(spec, camera=dataclasses.replace(spec.camera, fill=0.25)), empty=True)
+    for shown, small in ((scene, False), (far, True)):
+        camera = FakeCamera(shown.frame)
+        client = create_app({"HUB": Hub(FakeGame()), "PIN": PIN, "DATA_DIR": tmp_path, "CAMERA": camera}).test_client()
+        post(client, "/api/setup/calibration/snapshot")
+        dragged = [[round(float(x), 1), round(float(y), 1)] for x, y in shown.corners]
+        read = post(client, "/api/setup/calibration/test", {"corners": dragged}).get_json()
+        assert ("small in the picture" in read["message"]) == small, read["message"]
+
+
 def test_the_test_read_says_where_glare_blinded_the_board(scene, tmp_path) -> None:
     from glarescenes import glare_scene
 

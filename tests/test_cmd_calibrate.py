@@ -59,6 +59,26 @@ def test_calibrating_under_a_glare_spot_says_to_move_the_lamp(frames, tmp_path, 
     assert any(line.startswith("Glare: ") and "move the lamp" in line for line in printed.splitlines())
 
 
+def test_calibrating_a_board_small_in_the_picture_says_to_bring_the_camera_closer(frames, tmp_path, capsys):
+    """Calibration is when the camera is placed: a board whose cells are under 20 pixels is read
+    worse, and the person is told so (the usual frame, cells over 40 pixels, is not)."""
+    import dataclasses
+
+    folder, corners, _ = frames
+    assert main(["calibrate", str(folder / "empty.png"), "-o", str(tmp_path / "near.json"),
+                 "--corners", corners, "--edition", "classic"]) == 0
+    assert "small in the picture" not in capsys.readouterr().out
+    spec = random_spec(21, edition="classic", difficulty="easy")
+    far = render(dataclasses.replace(spec, camera=dataclasses.replace(spec.camera, fill=0.25)), empty=True)
+    cv2.imwrite(str(tmp_path / "far.png"), far.frame)
+    spot = ",".join(f"{v:.2f}" for v in far.corners.ravel())
+    assert main(["calibrate", str(tmp_path / "far.png"), "-o", str(tmp_path / "far.json"),
+                 "--corners", spot, "--edition", "classic"]) == 0
+    printed = capsys.readouterr().out
+    assert "Saved" in printed
+    assert any("small in the picture" in line and "move the camera closer" in line for line in printed.splitlines())
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [

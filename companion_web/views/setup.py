@@ -227,6 +227,7 @@ def calibration_test() -> Any:
     import numpy as np
 
     from vision.detect import detect
+    from vision.framing import framing_sentence
     from vision.glare import glare_sentence
 
     body = json_body()
@@ -239,7 +240,8 @@ def calibration_test() -> Any:
     )
     if not result:
         return jsonify(labels=None, message=f"could not read the board: {result.reason}")
-    message = " ".join(filter(None, ("Read done: each dot shows what the cell holds.", glare_sentence(result.glare))))
+    message = " ".join(filter(None, ("Read done: each dot shows what the cell holds.", glare_sentence(result.glare),
+                                     framing_sentence(corners))))
     return jsonify(labels=result.labels, message=message)
 
 
