@@ -42,41 +42,41 @@ def test_calibrate_with_corners_and_taught_chips(frames, tmp_path, capsys):
     assert "guessed" not in capsys.readouterr().out
 
 
-def test_calibrating_under_a_glare_spot_says_to_move_the_lamp(frames, tmp_path, capsys):
-    from glarescenes import glare_scene
+def _calibrated(scene, path, edition, capsys) -> list[str]:
+    """What ``calibrate`` prints for a rendered ``scene`` saved at ``path``, with its true corners."""
+    cv2.imwrite(str(path), scene.frame)
+    spot = ",".join(f"{v:.2f}" for v in scene.corners.ravel())
+    assert main(["calibrate", str(path), "-o", str(path.with_suffix(".json")), "--corners", spot,
+                 "--edition", edition]) == 0
+    printed = capsys.readouterr().out
+    assert "Saved" in printed
+    return printed.splitlines()
 
+
+def test_a_clear_close_view_gets_no_camera_advice(frames, tmp_path, capsys):
     folder, corners, _ = frames
     assert main(["calibrate", str(folder / "empty.png"), "-o", str(tmp_path / "plain.json"),
                  "--corners", corners, "--edition", "classic"]) == 0
-    assert "Glare" not in capsys.readouterr().out
-    scene = glare_scene(empty=True)
-    cv2.imwrite(str(tmp_path / "lamp.png"), scene.frame)
-    spot = ",".join(f"{v:.2f}" for v in scene.corners.ravel())
-    assert main(["calibrate", str(tmp_path / "lamp.png"), "-o", str(tmp_path / "lamp.json"),
-                 "--corners", spot, "--edition", "jumbo"]) == 0
     printed = capsys.readouterr().out
-    assert "Saved" in printed
-    assert any(line.startswith("Glare: ") and "move the lamp" in line for line in printed.splitlines())
+    assert "Glare" not in printed and "small in the picture" not in printed
 
 
-def test_calibrating_a_board_small_in_the_picture_says_to_bring_the_camera_closer(frames, tmp_path, capsys):
+def test_calibrating_under_a_glare_spot_says_to_move_the_lamp(tmp_path, capsys):
+    from glarescenes import glare_scene
+
+    printed = _calibrated(glare_scene(empty=True), tmp_path / "lamp.png", "jumbo", capsys)
+    assert any(line.startswith("Glare: ") and "move the lamp" in line for line in printed)
+
+
+def test_calibrating_a_board_small_in_the_picture_says_to_bring_the_camera_closer(tmp_path, capsys):
     """Calibration is when the camera is placed: a board whose cells are under 20 pixels is read
-    worse, and the person is told so (the usual frame, cells over 40 pixels, is not)."""
+    worse, and the person is told so."""
     import dataclasses
 
-    folder, corners, _ = frames
-    assert main(["calibrate", str(folder / "empty.png"), "-o", str(tmp_path / "near.json"),
-                 "--corners", corners, "--edition", "classic"]) == 0
-    assert "small in the picture" not in capsys.readouterr().out
     spec = random_spec(21, edition="classic", difficulty="easy")
     far = render(dataclasses.replace(spec, camera=dataclasses.replace(spec.camera, fill=0.25)), empty=True)
-    cv2.imwrite(str(tmp_path / "far.png"), far.frame)
-    spot = ",".join(f"{v:.2f}" for v in far.corners.ravel())
-    assert main(["calibrate", str(tmp_path / "far.png"), "-o", str(tmp_path / "far.json"),
-                 "--corners", spot, "--edition", "classic"]) == 0
-    printed = capsys.readouterr().out
-    assert "Saved" in printed
-    assert any("small in the picture" in line and "move the camera closer" in line for line in printed.splitlines())
+    printed = _calibrated(far, tmp_path / "far.png", "classic", capsys)
+    assert any("small in the picture" in line and "move the camera closer" in line for line in printed)
 
 
 @pytest.mark.parametrize(
