@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -99,8 +100,14 @@ def camera_advice_for(profile: Profile, empty_frame: np.ndarray) -> str:
     picture (``vision.framing``). Calibration is the moment to move the lamp or the camera,
     before a game in which chips under the glare, or too small to see, would go unseen."""
     reading = detect(empty_frame, corners=np.asarray(profile.corners, dtype=np.float32), edition=profile.edition)
+    return camera_advice(reading, profile.corners)
+
+
+def camera_advice(reading: Any, corners: Any) -> str:
+    """``camera_advice_for`` from a reading already made with grid ``corners`` ``(4, 2)`` (a
+    ``vision.detect.Detection``): the wizard's test read has one."""
     glare = glare_sentence(reading.glare) if reading else ""
-    return " ".join(filter(None, (glare, framing_sentence(profile.corners))))
+    return " ".join(filter(None, (glare, framing_sentence(corners))))
 
 
 def learn_colours(

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.layout import EDITIONS
-from vision.geometry import NOT_IN_ORDER, is_convex, off_the_picture
+from vision.geometry import check_corners as geometry_check
+from vision.geometry import check_corners_in
 
 log = logging.getLogger(__name__)
 
@@ -129,18 +130,21 @@ def check_edition(edition: Any) -> str:
 
 
 def check_corners(corners: Any, frame_size: tuple[int, int] | None = None) -> tuple[tuple[float, float], ...]:
-    """Four finite (x, y) points forming a convex quadrilateral; inside the frame when its size is known."""
+    """Four finite (x, y) points forming a convex quadrilateral; one that can be a grid of the
+    picture when its size is known (``vision.geometry.check_corners_in``, whose words it uses)."""
     try:
         points = tuple((float(x), float(y)) for x, y in corners)
     except (TypeError, ValueError):
         raise ProfileError(f"corners must be four [x, y] number pairs, got {corners!r:.80}") from None
     if len(points) != 4 or not all(math.isfinite(v) for p in points for v in p):
         raise ProfileError(f"corners must be four finite [x, y] pairs, got {corners!r:.80}")
-    why = off_the_picture(points, frame_size) if frame_size is not None else ""
-    if why:
-        raise ProfileError(f"corners {points!r:.120} {why}")
-    if not is_convex(points):
-        raise ProfileError(f"corners {NOT_IN_ORDER}")
+    try:
+        if frame_size is None:
+            geometry_check(points)
+        else:
+            check_corners_in(points, frame_size)
+    except ValueError as exc:
+        raise ProfileError(str(exc)) from None
     return points
 
 

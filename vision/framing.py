@@ -2,9 +2,10 @@
 
 Below about 20 pixels a cell, a white chip's rim and the cards' thin print blur into each other,
 and the board is found less often. On rendered normal frames at 1280x720 (seeds 15300-15339,
-nothing given): a board filling a quarter of the picture (cells about 13 px) was found 25 times
-in 40 and read 0.52 % of its cells wrong; at 0.3 (cells about 16 px), 39 times and 0.13 %; in the
-accuracy benchmark's range (35 % and more), 0.02 % or less outside glare. The README asks for 25.
+nothing given): a board filling a quarter of the picture (cells a median 12 px along the grid's
+shortest side) was found 25 times in 40 and read 0.52 % of its cells wrong; at 0.3 (15 px), 39
+times and 0.13 %. In the accuracy benchmark's range (35 % and more; seed 1000), 0.014 % or less
+outside the cells glare blinded. The README asks for 25 px.
 Calibration is when the camera is placed, so that is when to say it.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.layout import SIZE
+from vision.geometry import roll_rows
 
 SMALL_CELL_PX = 20.0
 """Cells narrower than this many pixels along the grid's shortest side make a board too small
@@ -22,7 +24,7 @@ in the picture."""
 def cell_px(corners: object) -> float:
     """Pixels per cell along the grid's shortest side, for grid corners ``(4, 2)`` in order."""
     pts = np.asarray(corners, dtype=np.float64).reshape(4, 2)
-    sides = np.linalg.norm(np.roll(pts, -1, axis=0) - pts, axis=1)
+    sides = np.linalg.norm(roll_rows(pts) - pts, axis=1)
     return float(sides.min()) / SIZE
 
 

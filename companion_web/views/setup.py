@@ -226,9 +226,8 @@ def calibration_test() -> Any:
     """Read the snapshot with these corners: the labels per cell, to check before saving."""
     import numpy as np
 
+    from calibration.build import camera_advice
     from vision.detect import detect
-    from vision.framing import framing_sentence
-    from vision.glare import glare_sentence
 
     body = json_body()
     only_keys(body, {"corners"})
@@ -240,8 +239,7 @@ def calibration_test() -> Any:
     )
     if not result:
         return jsonify(labels=None, message=f"could not read the board: {result.reason}")
-    message = " ".join(filter(None, ("Read done: each dot shows what the cell holds.", glare_sentence(result.glare),
-                                     framing_sentence(corners))))
+    message = " ".join(filter(None, ("Read done: each dot shows what the cell holds.", camera_advice(result, corners))))
     return jsonify(labels=result.labels, message=message)
 
 
