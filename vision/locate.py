@@ -48,6 +48,7 @@ from vision.geometry import (
     grid_diagonal,
     grid_homography,
     guess_edition,
+    is_convex,
     metric_aspect,
     order_as_seen,
     roll_rows,
@@ -935,11 +936,9 @@ def _implausibility(corners: np.ndarray, size: tuple[int, int], config: LocateCo
     c = np.asarray(corners, dtype=np.float64)
     if c.shape != (4, 2) or not np.isfinite(c).all():
         return "the grid has no four finite corners"
-    edges = roll_rows(c) - c
-    cross = edges[:, 0] * roll_rows(edges)[:, 1] - edges[:, 1] * roll_rows(edges)[:, 0]
-    if not (np.all(cross > 0) or np.all(cross < 0)):
+    if not is_convex(c):
         return "the grid it found is folded over itself"
-    sides = np.linalg.norm(edges, axis=1)
+    sides = np.linalg.norm(roll_rows(c) - c, axis=1)
     if sides.min() < SIZE * config.min_cell_px:
         return "the board is too small in the picture: move the camera closer"
     if max(sides[0] / sides[2], sides[2] / sides[0], sides[1] / sides[3], sides[3] / sides[1]) > config.max_side_ratio:
