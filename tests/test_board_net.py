@@ -146,3 +146,35 @@ def test_a_pile_of_chips_against_a_corner_does_not_pull_the_outline_out(corner):
     view = _blurred_area(SLANTED, (180, 320), pile=(out[0], out[1], 18.0))
     quads = mask_quads(view, LocateConfig())
     assert min(np.abs(np.roll(q, k, 0) - SLANTED).max() for q in quads for k in range(4)) < 2.0
+
+
+def test_a_portrait_frame_is_looked_at_turned_a_quarter():
+    """A phone held upright: shrunk upright into the network's landscape input, a far board
+    spans a few dozen pixels and the network misses it (seed 16414, 720x1280: nothing above
+    0.5 on the card area); turned, it is seen at the scale of a landscape frame, and the map
+    comes back upright over the frame's own pixels."""
+    scene = render(random_spec(16414, difficulty="hard", size=(720, 1280)))
+    view = load_board_net().view(scene.frame)
+    c = BoardNetConfig()
+    assert view.prob.shape == (round(1280 * c.width / 1280), round(720 * c.width / 1280))
+    assert view.scale == pytest.approx(c.width / 1280)
+    truth = _card_area(scene.corners, view)
+    seen = view.prob > 0.5
+    assert (seen & truth).sum() / (seen | truth).sum() > 0.8
+    assert min(_cells_off(q, scene.corners) for q in mask_quads(view, LocateConfig())) < 1.0
+    fit = locate_grid(scene.frame)
+    assert fit and _cells_off(fit.corners, scene.corners) < 0.5
+
+
+def test_a_board_with_twelve_pixel_cells_is_outlined():
+    """A board far off in a 1280x720 frame (12-pixel cells) covers 1.5 % of the network's
+    thumbnail, less than the brightness outlines' smallest region; the network's own smallest
+    outline (``net_min_area``) keeps it, and the board is found from it."""
+    spec = random_spec(16500, difficulty="normal")
+    scene = render(replace(spec, camera=replace(spec.camera, fill=0.25)))
+    view = load_board_net().view(scene.frame)
+    config = LocateConfig()
+    assert not mask_quads(view, replace(config, net_min_area=config.blob_min_area))
+    assert min(_cells_off(q, scene.corners) for q in mask_quads(view, config)) < 1.0
+    fit = locate_grid(scene.frame)
+    assert fit and _cells_off(fit.corners, scene.corners) < 0.5

@@ -85,9 +85,19 @@ class BoardNet(OnnxNet):
         return self.run(blob).reshape(c.height // c.stride, c.width // c.stride)
 
     def view(self, frame: np.ndarray) -> BoardView:
-        """The card area's probability over the frame's thumbnail (``board_input``)."""
+        """The card area's probability over the frame's thumbnail (``board_input``).
+
+        A portrait frame (a phone held upright) is looked at turned a quarter: the input is
+        landscape, and shrunk upright into it the board would span half the pixels it does
+        turned (the network learned boards at every turn, so the turn costs it nothing)."""
+        upright = frame.shape[0] > frame.shape[1] and self.config.width > self.config.height
+        if upright:
+            frame = cv2.rotate(frame, cv2.ROTATE_90_CLOCKWISE)
         blob, s, size = board_input(frame, self.config)
-        return view_of_logits(self.logits(blob), s, size, self.config)
+        seen = view_of_logits(self.logits(blob), s, size, self.config)
+        if upright:
+            return BoardView(np.ascontiguousarray(cv2.rotate(seen.prob, cv2.ROTATE_90_COUNTERCLOCKWISE)), s)
+        return seen
 
 
 def view_of_logits(logits: np.ndarray, scale: float, size: tuple[int, int],

@@ -131,6 +131,10 @@ class LocateConfig:
     """Also take the card area the board network sees as outlines (``mask_quads``)."""
     net_levels: tuple[float, ...] = (0.5, 0.3, 0.7)
     """Probability levels the network's map is outlined at."""
+    net_min_area: float = 0.006
+    """Smallest card area the network's map is outlined for (share of its thumbnail): a board
+    with 12-pixel cells in a 1280x720 frame covers 1.5 %, under ``blob_min_area``, and a
+    wrong outline only costs its registration."""
     side_trim: float = 0.15
     """The network's outlines are fitted along each side leaving out this fraction at each end
     (its corners come out rounded)."""

@@ -80,13 +80,17 @@ def mask_quads(board: BoardView, config: LocateConfig) -> list[np.ndarray]:
     Returns ``(4, 2) float32`` image-pixel quads, as seen."""
     small = np.clip(board.prob * 255.0, 0, 255).astype(np.uint8)
     return _region_quads(small, board.scale, config.blob_close_px, config, [],
-                         [255.0 * level for level in config.net_levels], fit_sides=True)
+                         [255.0 * level for level in config.net_levels], fit_sides=True,
+                         min_area=config.net_min_area)
 
 
 def _region_quads(small: np.ndarray, s: float, close_px: int, config: LocateConfig, out: list,
-                  thresholds: list[float] | None = None, fit_sides: bool = False) -> list:
+                  thresholds: list[float] | None = None, fit_sides: bool = False,
+                  min_area: float | None = None) -> list:
     """Hull quads of the largest regions of ``small`` above ``thresholds`` (default: Otsu's and
-    a few higher ones); with ``fit_sides``, their corners where their sides meet (``_side_fit``)."""
+    a few higher ones), none under ``min_area`` of it (default ``blob_min_area``); with
+    ``fit_sides``, their corners where their sides meet (``_side_fit``)."""
+    min_area = config.blob_min_area if min_area is None else min_area
     if thresholds is None:
         thresholds = [cv2.threshold(small, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)[0]]
         hi = float(np.percentile(small, config.blob_bright_percentile))
@@ -100,7 +104,7 @@ def _region_quads(small: np.ndarray, s: float, close_px: int, config: LocateConf
         contours = sorted(contours, key=cv2.contourArea, reverse=True)[: config.blob_count]
         for c in contours:
             area = cv2.contourArea(c)
-            if area < config.blob_min_area * binary.size:
+            if area < min_area * binary.size:
                 break
             if area > config.blob_max_area * binary.size:
                 continue  # the table itself
