@@ -30,6 +30,7 @@ from companion_web.options import parse_frame_size
 from engine.layout import SIZE
 from vision.classify import CellReader
 from vision.detect import Detection, detect
+from vision.framing import cell_px
 from vision.sim import random_spec, render
 from vision.sim.board_art import PRINTINGS
 from vision.sim.variety import with_chip_piles
@@ -226,6 +227,16 @@ def dump_failures(out: Path, tag: str, frame: np.ndarray, corners: np.ndarray, e
         cv2.imwrite(str(out / f"{tag}_r{r}c{c}_{truth}_as_{read}.png"), crop)
 
 
+def clicked(corners: np.ndarray, cells: float, seed: int) -> np.ndarray:
+    """``corners`` ``(4, 2)`` each moved ``cells`` of its grid's cells (``cell_px``) in a direction
+    drawn from ``seed``: where a person's clicks on the grid's corners land."""
+    if cells == 0:
+        return corners
+    angle = np.random.default_rng([seed, 0xC11C]).uniform(0.0, 2.0 * np.pi, 4)
+    step = cells * cell_px(corners) * np.stack([np.cos(angle), np.sin(angle)], axis=1)
+    return (np.asarray(corners, np.float64) + step).astype(np.float32)
+
+
 def frame_size(text: str) -> tuple[int, int]:
     """``WxH`` as ``(width, height)``, for ``--size``."""
     try:
@@ -249,6 +260,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="frame size in pixels (default 1280x720; webcams often give 1920x1080)")
     parser.add_argument("--piles", type=int, default=0,
                         help="piles of chips laid on the table beside the board (one team's each)")
+    parser.add_argument("--click", type=float, default=0.0, metavar="CELLS",
+                        help="corners given as a person clicks them on a photo: each this many cells "
+                             "off the truth, in a direction drawn from the frame's seed (default 0: exact)")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     modes = [m for m in args.modes.split(",") if m]
@@ -273,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         for mode in modes:
             tally = tallies[mode]
             if mode == "corners":
-                det = detect(scene.frame, corners=scene.corners, edition=scene.edition)
+                det = detect(scene.frame, corners=clicked(scene.corners, args.click, seed), edition=scene.edition)
             elif mode == "corners+reference":
                 det = read_with_reference(scene, render(spec, empty=True).frame)
             elif mode == "reference":

@@ -25,6 +25,43 @@ def test_corners_given_are_used_and_cells_read(scene):
     assert {"read", "total"} <= set(det.timings)
 
 
+def _clicked(corners: np.ndarray, cells: float, seed: int) -> np.ndarray:
+    """Corners each ``cells`` of a cell off, in directions drawn from ``seed``: a person's clicks."""
+    angle = np.random.default_rng(seed).uniform(0, 2 * np.pi, 4)
+    cell = np.linalg.norm(corners[1] - corners[0]) / 10
+    return (corners + cells * cell * np.stack([np.cos(angle), np.sin(angle)], axis=1)).astype(np.float32)
+
+
+def test_corners_clicked_a_little_off_are_brought_onto_the_cards():
+    """Corners a quarter cell off, as clicked on a photo, put the chips near the far edges on
+    the cell lines (13 cells read wrong here); brought onto the cards, every cell reads right,
+    and the corners returned are where the grid was read."""
+    from vision.detect import DetectConfig
+
+    seen = render(random_spec(17021, difficulty="normal"))
+    given = _clicked(seen.corners, 0.25, 17021)
+    truth = np.array(seen.labels)[~seen.occluded]
+    as_given = detect(seen.frame, corners=given, config=DetectConfig(given_snap_cells=0))
+    assert np.array_equal(as_given.corners, given)
+    assert (np.array(as_given.labels)[~seen.occluded] != truth).sum() >= 5
+    snapped = detect(seen.frame, corners=given)
+    cell = np.linalg.norm(seen.corners[1] - seen.corners[0]) / 10
+    assert np.abs(snapped.corners - seen.corners).max() < 0.1 * cell
+    assert np.array_equal(np.array(snapped.labels)[~seen.occluded], truth)
+
+
+def test_corners_given_on_the_cards_or_whole_cells_off_stand_as_given(scene):
+    """Corners the cards would barely move are kept exactly; corners a whole cell off lie on
+    the card gaps too, so which cell they meant is the person's to say."""
+    assert np.array_equal(detect(scene.frame, corners=scene.corners).corners, scene.corners)
+    from vision.geometry import GRID_CORNERS_UV, apply_homography, grid_homography
+
+    cell = np.linalg.norm(scene.corners[1] - scene.corners[0]) / 10
+    one_over = GRID_CORNERS_UV + np.array([1.0, 0.0])
+    shifted = apply_homography(grid_homography(scene.corners), one_over).astype(np.float32)
+    assert np.abs(detect(scene.frame, corners=shifted).corners - shifted).max() < 0.1 * cell
+
+
 @pytest.mark.parametrize("edition", ["classic", "jumbo"])
 def test_corners_alone_tell_the_edition(edition):
     seen = render(random_spec(1001 if edition == "jumbo" else 7, edition=edition, difficulty="easy"))

@@ -303,6 +303,25 @@ def _placed_by_climbing(frame, gray, white, quad: np.ndarray, config: LocateConf
     return corners
 
 
+def settle_corners(frame: np.ndarray, corners: np.ndarray, config: LocateConfig = LocateConfig()) -> np.ndarray:
+    """A grid's ``corners`` ``(4, 2)`` (any order) brought the last fraction of a cell onto the
+    cards, as a located grid is finished: fitted to the card gaps, or where the gaps do not
+    register it (blurred, washed out), moved where the fine corner network sees the corners.
+    Neither moves a corner farther than ``max_refine_move_cells`` / ``polish_max_move``."""
+    frame = check_frame(frame)
+    gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    seen = order_as_seen(corners)
+    settled = _settled(frame, gray, seen, config)
+    given = np.asarray(corners, np.float32).reshape(4, 2)
+    return settled[[int(np.argmin(np.linalg.norm(seen - p, axis=1))) for p in given]]
+
+
+def _settled(frame: np.ndarray, gray: np.ndarray, corners: np.ndarray, config: LocateConfig) -> np.ndarray:
+    """``settle_corners`` for corners as seen, the frame's grey already made."""
+    again, _, _ = _gap_fit(gray, corners, config)
+    return np.asarray(again if again is not None else _polished(frame, corners, config), np.float32)
+
+
 def _polished(frame: np.ndarray, corners: np.ndarray, config: LocateConfig) -> np.ndarray:
     """``corners`` ``(4, 2)`` moved where the fine corner network (``vision.corner_net.FINE``)
     sees the grid's corners after ``polish_looks`` looks; as they were where it moves one
@@ -394,8 +413,7 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
         best = _finish(frame, gray, white, board, best, config)
     # The gap fit moves corners by less than its search each round: once more from where it ended.
     # Where the gaps do not register the grid (blurred, washed out), the fine corner network does.
-    again, _, _ = _gap_fit(gray, best.corners, config)
-    best = replace(best, corners=again if again is not None else _polished(frame, best.corners, config))
+    best = replace(best, corners=_settled(frame, gray, best.corners, config))
     verdict = _net_verdict(frame, best.corners, config, best.z, placed=by_climbing)
     if verdict.refuses or (by_net and not verdict.vouches):
         return GridFit.failed("no board: the turn network sees no board under the best grid", score=best.z)
