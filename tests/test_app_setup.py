@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from webfakes import FakeCamera, FakeGame
 
@@ -113,3 +114,21 @@ def test_the_test_read_says_where_glare_blinded_the_board(scene, tmp_path) -> No
     read = post(client, "/api/setup/calibration/test", {"corners": corners}).get_json()
     assert read["labels"] is not None
     assert "Glare: " in read["message"] and "move the lamp" in read["message"]
+
+
+def test_the_test_read_brings_dragged_handles_onto_the_cards(client, scene, tmp_path) -> None:
+    """Handles dropped a quarter cell off the grid's corners come back where the grid was read,
+    and the page is told so; the profile saved from them then holds the grid's corners."""
+    post(client, "/api/setup/calibration/snapshot")
+    cell = float(np.linalg.norm(scene.corners[1] - scene.corners[0])) / 10
+    dropped = [[round(float(x) + dx, 1), round(float(y) + dy, 1)]
+               for (x, y), (dx, dy) in zip(scene.corners, 0.25 * cell * np.array([[1, 0], [0, 1], [-1, 0], [0, -1]]),
+                                           strict=True)]
+    read = post(client, "/api/setup/calibration/test", {"corners": dropped}).get_json()
+    assert np.abs(np.asarray(read["corners"]) - scene.corners).max() < 0.1 * cell
+    assert "moved onto the cards" in read["message"]
+    saved = post(client, "/api/setup/calibration/save", {"name": "snapped", "corners": read["corners"]})
+    assert saved.status_code == 200
+    exact = [[round(float(x), 1), round(float(y), 1)] for x, y in scene.corners]
+    again = post(client, "/api/setup/calibration/test", {"corners": exact}).get_json()
+    assert "moved" not in again["message"]

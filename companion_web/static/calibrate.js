@@ -68,6 +68,7 @@ export class Calibration {
     try {
       const d = await this.act("POST", "/api/setup/calibration/test", { corners: this.corners });
       this.labels = d.labels;
+      if (d.corners) this.corners = d.corners;  // the handles go where the grid was read
       this.say(d.message || "Read done: the dots show what each cell holds.");
       this.draw();
     } catch (err) { this.say(err.message); }

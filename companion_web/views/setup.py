@@ -223,7 +223,8 @@ def _profile(draft: CalibrationDraft, corners: list[list[float]], name: str = ""
 @bp.post("/calibration/test")
 @pin_required
 def calibration_test() -> Any:
-    """Read the snapshot with these corners: the labels per cell, to check before saving."""
+    """Read the snapshot with these corners: the labels per cell, to check before saving, and
+    the corners read through (dragged handles are brought onto the cards, as ``detect`` does)."""
     import numpy as np
 
     from calibration.build import camera_advice
@@ -239,8 +240,14 @@ def calibration_test() -> Any:
     )
     if not result:
         return jsonify(labels=None, message=f"could not read the board: {result.reason}")
-    message = " ".join(filter(None, ("Read done: each dot shows what the cell holds.", camera_advice(result, corners))))
-    return jsonify(labels=result.labels, message=message)
+    width, height = draft.size  # (the handles stay on the picture, where the save wants them)
+    read_through = [[round(min(max(float(x), 0.0), width), 1), round(min(max(float(y), 0.0), height), 1)]
+                    for x, y in result.corners]
+    moved = np.abs(np.asarray(read_through) - np.asarray(corners)).max() > 0.5
+    moved_note = "The corners were moved onto the cards' edges." if moved else ""
+    message = " ".join(filter(None, ("Read done: each dot shows what the cell holds.", moved_note,
+                                     camera_advice(result, read_through))))
+    return jsonify(labels=result.labels, corners=read_through, message=message)
 
 
 @bp.post("/calibration/colours")
