@@ -311,7 +311,7 @@ def settle_corners(frame: np.ndarray, corners: np.ndarray, config: LocateConfig 
     frame = check_frame(frame)
     gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     seen = order_as_seen(corners)
-    settled = _settled(frame, gray, seen, config)
+    settled = np.asarray(_settled(frame, gray, seen, config), np.float32)
     given = np.asarray(corners, np.float32).reshape(4, 2)
     return settled[[int(np.argmin(np.linalg.norm(seen - p, axis=1))) for p in given]]
 
@@ -319,7 +319,7 @@ def settle_corners(frame: np.ndarray, corners: np.ndarray, config: LocateConfig 
 def _settled(frame: np.ndarray, gray: np.ndarray, corners: np.ndarray, config: LocateConfig) -> np.ndarray:
     """``settle_corners`` for corners as seen, the frame's grey already made."""
     again, _, _ = _gap_fit(gray, corners, config)
-    return np.asarray(again if again is not None else _polished(frame, corners, config), np.float32)
+    return again if again is not None else _polished(frame, corners, config)
 
 
 def _polished(frame: np.ndarray, corners: np.ndarray, config: LocateConfig) -> np.ndarray:
