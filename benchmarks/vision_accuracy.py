@@ -30,10 +30,9 @@ from companion_web.options import parse_frame_size
 from engine.layout import SIZE
 from vision.classify import CellReader
 from vision.detect import Detection, detect
-from vision.framing import cell_px
 from vision.sim import random_spec, render
 from vision.sim.board_art import PRINTINGS
-from vision.sim.variety import with_chip_piles
+from vision.sim.variety import clicked_corners, with_chip_piles
 from vision.warp import grid_geometry, warp_grid
 
 MODES = ("corners", "reference", "nothing")
@@ -227,16 +226,6 @@ def dump_failures(out: Path, tag: str, frame: np.ndarray, corners: np.ndarray, e
         cv2.imwrite(str(out / f"{tag}_r{r}c{c}_{truth}_as_{read}.png"), crop)
 
 
-def clicked(corners: np.ndarray, cells: float, seed: int) -> np.ndarray:
-    """``corners`` ``(4, 2)`` each moved ``cells`` of its grid's cells (``cell_px``) in a direction
-    drawn from ``seed``: where a person's clicks on the grid's corners land."""
-    if cells == 0:
-        return corners
-    angle = np.random.default_rng([seed, 0xC11C]).uniform(0.0, 2.0 * np.pi, 4)
-    step = cells * cell_px(corners) * np.stack([np.cos(angle), np.sin(angle)], axis=1)
-    return (np.asarray(corners, np.float64) + step).astype(np.float32)
-
-
 def frame_size(text: str) -> tuple[int, int]:
     """``WxH`` as ``(width, height)``, for ``--size``."""
     try:
@@ -287,7 +276,8 @@ def main(argv: list[str] | None = None) -> int:
         for mode in modes:
             tally = tallies[mode]
             if mode == "corners":
-                det = detect(scene.frame, corners=clicked(scene.corners, args.click, seed), edition=scene.edition)
+                given = clicked_corners(scene.corners, args.click, seed)
+                det = detect(scene.frame, corners=given, edition=scene.edition)
             elif mode == "corners+reference":
                 det = read_with_reference(scene, render(spec, empty=True).frame)
             elif mode == "reference":

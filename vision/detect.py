@@ -55,8 +55,9 @@ class DetectConfig:
     everything read later stands on where its grid was put (when it is not found there, the
     frame itself is searched)."""
     given_snap_cells: float = 0.5
-    """Corners given by hand are moved onto the card gaps where the gaps near them agree, by at
-    most this many cells (0: taken exactly as given). A click on a photo is rarely exact, and a
+    """Corners given by hand are finished as a located grid is (the card-gap fit, else the fine
+    corner network: ``vision.locate.settle_corners``), moving at most this many cells (0: taken
+    exactly as given). A click on a photo is rarely exact, and a
     quarter cell off puts the chips near the grid's far edges on the cell lines (on 30 normal
     frames, seeds 17000-17029, 0.94 % of the cells read wrong); farther off than half a cell,
     which cell a corner meant is the person's to say."""

@@ -14,6 +14,7 @@ import numpy as np
 
 from engine.labels import CLASSIC_COLOURS, JUMBO_COLOURS
 from engine.layout import EDITIONS, SIZE
+from vision.framing import cell_px
 from vision.sim.board_art import PRINTINGS, variants_of
 from vision.sim.camera import CameraPose
 from vision.sim.chips import CHIP_BGR
@@ -228,6 +229,16 @@ def with_chip_piles(spec: SceneSpec, piles: int, teams: tuple[str, ...] | None =
         x, y = [(along, -out), (10 + out, along), (along, 10 + out), (-out, along)][int(rng.integers(4))]
         items.append(Clutter("chips", x, y, colour=CHIP_BGR[teams[k % len(teams)]]))
     return replace(spec, clutter=spec.clutter + tuple(items))
+
+
+def clicked_corners(corners: np.ndarray, cells: float, seed: int) -> np.ndarray:
+    """Grid ``corners`` ``(4, 2)`` each moved ``cells`` of the grid's cells (``cell_px``) in a
+    direction drawn from ``seed``: where a person's clicks on a photo's grid corners land."""
+    if cells == 0:
+        return corners
+    angle = np.random.default_rng([seed, 0xC11C]).uniform(0.0, 2.0 * np.pi, 4)
+    step = cells * cell_px(corners) * np.stack([np.cos(angle), np.sin(angle)], axis=1)
+    return (np.asarray(corners, np.float64) + step).astype(np.float32)
 
 
 def _fit_clutter(spec: SceneSpec, items: list[Clutter], max_cells: int) -> SceneSpec:
