@@ -30,8 +30,8 @@ def load_torch(script: str, threads: int):
 def export_onnx(net, path: Path, shape: tuple[int, ...], input_name: str, output_name: str, *,
                 free_batch: bool = False) -> None:
     """Write ``net`` to ``path`` as ONNX for inputs of ``shape`` (``free_batch``: any first
-    dimension), with the TorchScript exporter: deprecated, but the simplest graph OpenCV's
-    ``dnn`` reads."""
+    dimension), with the TorchScript exporter: deprecated, but the shipped networks were written
+    with it, and its plain graphs run in ONNX Runtime (``vision.onnx_net``)."""
     import torch
 
     axes = {input_name: {0: "batch"}, output_name: {0: "batch"}} if free_batch else None

@@ -8,7 +8,7 @@ placed and tested by the printed layout like any other (``vision.locate``), so a
 costs time, and a table unlike any it has seen loses nothing but its help. Where the print is
 too faint to place a grid by itself, the card area may place it (whole cells only), and the
 print must still show the board's turn clearly. Fitted by ``benchmarks/fit_board_net.py``
-(PyTorch, exported as ONNX) on rendered frames that no benchmark uses; run by OpenCV's ``dnn``.
+(PyTorch, exported as ONNX) on rendered frames that no benchmark uses; run by ONNX Runtime.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ A second network of the same shape looks closer (a cell around the grid, 8 px a 
 takes a located grid the card gaps could not register from about a tenth of a cell off to
 about a twentieth: each cell is then read where it is, not a few pixels aside.
 Fitted by ``benchmarks/fit_corner_net.py`` (PyTorch, exported as ONNX) on rendered frames no
-benchmark uses; run by OpenCV's ``dnn``.
+benchmark uses; run by ONNX Runtime.
 """
 
 from __future__ import annotations

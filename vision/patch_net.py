@@ -7,7 +7,7 @@ other cell printed with the same card, so the print it should show), still sees 
 faint outline and the print it hides. It is small (three 3x3 convolution layers over 20x20
 pixels) and run only on the cells the cue network leaves in doubt, so a read stays within its
 time budget. Fitted by ``benchmarks/fit_patch_net.py`` (PyTorch, exported as ONNX) on rendered
-frames that no benchmark uses; run here by OpenCV's ``dnn`` module, nothing else needed.
+frames that no benchmark uses; run here by ONNX Runtime (``vision.onnx_net``).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ network is sure of a turn only where the grid lies on the cards. Its input is th
 print standardised per channel, so neither exposure nor white balance reaches it; it was
 fitted with each cell's print also turned round in place, so it reads the layout, not the
 way one board's cards are printed.
-Fitted with PyTorch on rendered frames no benchmark uses; run by OpenCV's ``dnn``.
+Fitted with PyTorch on rendered frames no benchmark uses; run by ONNX Runtime.
 """
 
 from __future__ import annotations
