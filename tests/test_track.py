@@ -473,6 +473,23 @@ def test_a_turn_of_the_board_about_its_middle_is_relocked() -> None:
     assert_relocked_and_following(tracker, table, out, start=len(ups))
 
 
+def test_a_turn_of_the_board_at_five_frames_a_second_is_relocked() -> None:
+    """The same knock seen at 5 frames a second: the cells it changed are read again (as what
+    they held) 0.2 s after the board comes to rest, and then nothing shows the grid is off. The
+    lock is checked for drift 0.2 s after the board rests whatever the frame rate; checked every
+    third still frame, the check came after that reading, and the grid stayed off for good (game
+    195104 of ``live_accuracy --fps 5``: a court card's art read as a chip through the old grid)."""
+    table = Table(chips={(1, 1): "blue", (8, 8): "green", (4, 6): "red"}, seed=5, light=0.6)
+    tracker, ups = started(table)
+    table.rotate_deg = 1.0
+    t0 = (len(ups) - 1) / FPS
+    out = [tracker.update(table.frame(), t=t0 + (i + 1) / 5.0, index=len(ups) + i) for i in range(12)]
+    assert commits(out) == []
+    assert any(u.relocked for u in out)
+    err = np.abs(out[-1].corners - table.corners()).max()
+    assert err < 1.5, f"corners are {err:.1f} px off"
+
+
 def bump_under_a_new_lamp(table: Table) -> None:
     """The lamp turned up until the cards clip, and a small bump (the old grid ends 2.5 px off)."""
     table.light = 1.5

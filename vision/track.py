@@ -309,7 +309,8 @@ class BoardTracker:
         self._lit_quiet = 0.0
         self._lit_last_t: float | None = None
         self._drift_quiet_until = -math.inf
-        self._still_frames = 0
+        self._drift_clock: float | None = None
+        """When the board last moved, or the lock was last checked for drift."""
         self._last_still_frame: np.ndarray | None = None
         self._ref_cache: Any = None
 
@@ -597,12 +598,11 @@ class BoardTracker:
         # (A still arm or hand does not stop the drift check: a board that slid changes its edges
         # too, and a skin-coloured chip in a bump's changed region would stop it for good; a
         # re-lock that a resting hand fools is refused by ``_try_lock``.)
-        if moving.any():
-            self._still_frames = 0
-        else:
-            self._still_frames += 1
-            check = self._still_frames % cfg.drift_every == 0 and t >= self._drift_quiet_until
-            if check and changed.any() and self._drifted(norm):
+        if moving.any() or self._drift_clock is None:
+            self._drift_clock = t
+        elif lasted(t - self._drift_clock, cfg.drift_check_seconds) and t >= self._drift_quiet_until:
+            self._drift_clock = t
+            if changed.any() and self._drifted(norm):
                 relocked = self._realign(frame, norm, change)
                 if not relocked:
                     self._drift_quiet_until = t + cfg.drift_backoff_seconds

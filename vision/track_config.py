@@ -159,8 +159,12 @@ class TrackConfig:
     busiest cells. (Game 150005 of ``live_accuracy``: the board bumped under a new lamp; the
     true re-lock took the mean from 15.5 to 9.5 and was refused, leaving the grid a quarter cell
     off and two moves unseen; at 0.9, 28.1 to 10.8.)"""
-    drift_every: int = 3
-    """Check the lock by phase correlation every this many still frames."""
+    drift_check_seconds: float = 0.2
+    """Check the lock by phase correlation once the board has been still this long, and as often
+    while it stays still. In seconds, not frames: at 5 frames a second a cell is read on its
+    second clear frame (``still_seconds``), and a check every third still frame came after a
+    bump's first cells were committed through the old grid (game 195104 of ``live_accuracy
+    --fps 5``: a court card's art read as a yellow chip a third of a cell off)."""
     drift_px: float = 0.6
     """Phase-correlation shift (rectified pixels) that means the board moved under the lock."""
     drift_quarter_px: float = 1.0
