@@ -34,9 +34,7 @@ class OnnxNet:
         if path is None:
             raise ValueError(f"no model file given for the {self.what}")
         options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
+        options.intra_op_num_threads = 1  # (operators run one after another by default)
         options.log_severity_level = 3  # errors only: no notes on stderr about the graph
         try:
             self._session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
