@@ -98,6 +98,14 @@ def test_no_board_is_falsy_with_a_reason(kind):
     assert fit.corners is None
 
 
+def test_a_picture_too_small_for_the_grid_says_so_with_its_size(scenes):
+    """A thumbnail cannot show a hundred cards; the message gives its size, not "no board"."""
+    small = cv2.resize(scenes[(1, "classic")].frame, (64, 36), interpolation=cv2.INTER_AREA)
+    fit = locate_grid(small)
+    assert not fit
+    assert "64x36 pixels" in fit.reason and "too small" in fit.reason, fit.reason
+
+
 @pytest.mark.parametrize(("seed", "edition"), [(97300, "classic"), (97303, "jumbo")])
 def test_a_board_cut_by_the_pictures_edge_says_which_edge(seed, edition):
     """A camera that shows all but the last row and a half: the player is told which way to move

@@ -106,8 +106,11 @@ def locate_grid(
     frame = check_frame(frame)
     if edition is not None:
         edition_aspect(edition)
+    h, w = frame.shape[:2]
+    if min(h, w) < SIZE * config.min_cell_px:
+        return GridFit.failed(f"the picture is {w}x{h} pixels: too small to show the board's {SIZE} cards a side "
+                              f"(at least {SIZE * config.min_cell_px:.0f} pixels each way)")
     gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    h, w = gray.shape
     raw_white = whiteness(frame)
     sat = saturation(frame)
     white = cv2.GaussianBlur(raw_white, (0, 0), config.white_blur_px)
