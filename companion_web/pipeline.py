@@ -219,19 +219,33 @@ class Pipeline:
             return self._status_locked()
 
     def latest_frame(self) -> Frame | None:
-        """The newest frame read (BGR image not to be modified), tracked or not."""
+        """The newest frame (BGR image not to be modified), tracked or not: a live camera's
+        newest even while the tracker is still busy with an older one. A search for the board
+        takes seconds, and a snapshot for calibration must show the table as it is now."""
         with self._lock:
-            return self._frame
+            frame = self._frame
+        return self._newest(frame)
+
+    def _newest(self, frame: Frame | None) -> Frame | None:
+        """A live source's newest frame where it is newer than ``frame`` (the last processed), else ``frame``."""
+        if not self.source.live:
+            return frame
+        newest = self.source.latest()
+        return newest if newest is not None and (frame is None or newest.index > frame.index) else frame
 
     def latest_overlay_jpeg(self) -> bytes | None:
         """The newest frame with grid, labels and state drawn, as JPEG bytes (None before a frame).
 
         Encoded lazily here, in the caller's thread, at most ``overlay_max_fps`` times a second
-        however many viewers ask; the pipeline thread never waits for it.
+        however many viewers ask; the pipeline thread never waits for it. With no grid to draw,
+        the camera's newest frame is shown (``latest_frame``): while the tracker searches for the
+        board, which takes seconds, the people aiming the camera still see it move.
         """
         with self._lock:
             frame, corners, labels = self._frame, self._corners, self._labels
             status = self._status_locked()
+        if corners is None:
+            frame = self._newest(frame)
         if frame is None:
             return None
         with self._overlay_lock:

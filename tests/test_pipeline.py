@@ -254,6 +254,40 @@ def test_pause_stops_tracking_but_keeps_the_snapshot_fresh() -> None:
     assert "paused" in rec.states()
 
 
+class SearchingTracker:
+    """Holds no grid, and its first look for the board lasts until ``release`` is set (a search
+    on a frame with no board takes seconds)."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.seen: list[int] = []
+
+    def update(self, frame: np.ndarray, *, t: float, index: int) -> FakeUpdate:
+        self.seen.append(index)
+        self.release.wait(5)
+        return FakeUpdate(index, t, "searching")
+
+
+def test_while_the_tracker_searches_the_camera_view_and_snapshot_show_the_camera_now() -> None:
+    camera = FakeCamera([0] * 3 + [100] * 1000, period_s=0.003)  # then the table changes
+    tracker, rec = SearchingTracker(), Recorder()
+    source = open_source(0, capture_factory=factory_of(camera), config=FAST_SOURCE)
+    pipeline = Pipeline(source, tracker, on_board=rec.on_board, on_status=rec.on_status, config=FAST)
+    try:
+        pipeline.start()
+        assert wait_for(lambda: tracker.seen)
+        searched = tracker.seen[0]
+        assert wait_for(lambda: pipeline.latest_frame().index > searched + 5)
+        assert int(pipeline.latest_frame().image[0, 0, 0]) == 160  # the table as it is now
+        view = cv2.imdecode(np.frombuffer(pipeline.latest_overlay_jpeg(), np.uint8), cv2.IMREAD_COLOR)
+        assert np.median(view[:, :, 0]) > 140  # not the searched frame's blue of 60
+        assert tracker.seen == [searched]  # still the one search
+    finally:
+        tracker.release.set()
+        pipeline.stop()
+        source.close()
+
+
 def test_overlay_jpeg_is_encoded_at_most_a_few_times_a_second(tmp_path: Path) -> None:
     write_folder(tmp_path, [0, 0, 1, 1])
     with open_source(str(tmp_path)) as source:
