@@ -2,7 +2,8 @@
 
 ``PROCESSING`` names the fixed ones ``benchmarks/vision_stress.py`` scores detect under (a
 phone's saturation boost, a dim webcam's washed colours, sharpening, tone curves, casts past the
-renderer's range, a portrait photo, half the pixels, heavy compression, a mirror).
+renderer's range, a phone's local tone mapping and noise reduction, a lens's vignette, a
+portrait photo, half the pixels, heavy compression, a mirror).
 ``fit_processing`` draws a random saturation for a fit script's scene, so the networks learn
 from colours as strong or as pale as real cameras make them; the renderer itself stays as it
 is, so the accuracy benchmark's frames do not change.
@@ -50,6 +51,27 @@ def _sharpen(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.nda
     return cv2.addWeighted(frame, 2.2, cv2.GaussianBlur(frame, (0, 0), 2.0), -1.2, 0), corners
 
 
+def _local_contrast(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A phone's HDR look: lightness equalised tile by tile (CLAHE), so the same card is brighter
+    in a dark corner of the picture than in a bright one."""
+    lab = cv2.cvtColor(frame, cv2.COLOR_BGR2LAB)
+    lab[..., 0] = cv2.createCLAHE(clipLimit=3.0, tileGridSize=(8, 8)).apply(np.ascontiguousarray(lab[..., 0]))
+    return cv2.cvtColor(lab, cv2.COLOR_LAB2BGR), corners
+
+
+def _denoised(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A phone's noise reduction: flat areas smoothed, fine print smeared into them."""
+    return cv2.bilateralFilter(frame, 9, 40, 5), corners
+
+
+def _vignette(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A cheap wide lens: the picture darkens towards its corners (45 % at the far corners)."""
+    h, w = frame.shape[:2]
+    y, x = np.ogrid[0:h, 0:w]
+    falloff = 1.0 - 0.45 * (((x - w / 2) / (w / 2)) ** 2 + ((y - h / 2) / (h / 2)) ** 2) / 2.0
+    return np.clip(frame * falloff[..., None].astype(np.float32), 0, 255).astype(np.uint8), corners
+
+
 def _jpeg(quality: int) -> Processing:
     """The frame saved as a JPEG of ``quality`` and read back (a cheap webcam's stream)."""
 
@@ -88,6 +110,9 @@ PROCESSING: dict[str, Processing] = {
     "s_curve": _tone(lambda v: 0.5 - 0.5 * np.cos(np.pi * v)),
     "tungsten": _gains(0.55, 0.85, 1.0),
     "cold": _gains(1.0, 0.9, 0.6),
+    "local_contrast": _local_contrast,
+    "denoised": _denoised,
+    "vignette": _vignette,
     "jpeg_25": _jpeg(25),
     "half_size": _half,
     "portrait": _portrait,

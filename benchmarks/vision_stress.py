@@ -1,7 +1,8 @@
 """How `detect` (nothing given) holds up when the camera processes its picture in ways the simulated
 camera does not: a phone's saturation boost or a dim webcam's washed colours, sharpening halos,
-other tone curves, colour casts past the renderer's range, a portrait photo, half the pixels,
-heavy compression, a mirrored webcam.
+other tone curves, colour casts past the renderer's range, a phone's local tone mapping and noise
+reduction, a lens's vignette, a portrait photo, half the pixels, heavy compression, a mirrored
+webcam.
 
 Every frame is rendered once, then put through each processing (``PROCESSING``); the figures
 per processing set against those of the plain frame show what the reader learned from the
@@ -60,7 +61,7 @@ def _run(jobs: list, processes: int) -> Iterator[tuple[np.ndarray, np.ndarray, l
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--frames", type=int, default=60)
     parser.add_argument("--seed", type=int, default=96000)
     parser.add_argument("--difficulty", choices=DIFFICULTIES, action="append",
