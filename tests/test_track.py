@@ -533,6 +533,28 @@ def test_chip_placed_while_a_bumped_board_was_waiting_is_committed_after_the_rel
     assert [u.committed for u in commits(out)] == [expected(table)]
 
 
+def test_a_chip_read_again_after_a_relock_waits_out_a_hand_resting_over_it() -> None:
+    """A chip goes down while the bumped board waits to be re-locked; right after the re-lock
+    the next player's hand rests over it for longer than a pending cell waits to be read
+    (``pending_seconds``). The time it lies under the hand does not count: it is committed once
+    the hand has gone (game 196003 of ``live_accuracy --fps 5 --piles``: a red chip put down
+    during a bump was given up unread under the arm that took the next move)."""
+    table = Table(chips={(1, 1): "blue", (8, 8): "green", (4, 6): "red"}, seed=5)
+    tracker, ups = started(table)
+    bump_under_a_new_lamp(table)
+    table.chips[(7, 2)] = "blue"
+    out: list[TrackUpdate] = []
+    while not (out and out[-1].relocked) and len(out) < 60:
+        out += run(tracker, iter([table.frame()]), start=len(ups) + len(out))
+    assert out[-1].relocked and commits(out) == []
+    target = table.cell_centre_px((7, 2))
+    rest = int(tracker.config.pending_seconds * FPS) + 15
+    moves = path(OFF, target, 3) + [target] * rest + path(target, OFF, 6)
+    out += run(tracker, (table.frame(tip) for tip in moves), start=len(ups) + len(out))
+    out += run(tracker, (table.frame() for _ in range(15)), start=len(ups) + len(out))
+    assert [u.committed for u in commits(out)] == [expected(table)]
+
+
 def test_chip_placed_just_before_a_bump_is_still_committed() -> None:
     table = Table(chips={(1, 1): "blue", (8, 8): "green"}, seed=15)
     tracker, ups = started(table)

@@ -291,6 +291,8 @@ class BoardTracker:
         """Since when each edge cell's margin has looked reached into with nothing moving near it."""
         self._pending = np.zeros(shape, dtype=bool)
         self._pending_until = -math.inf
+        self._tracked_at: float | None = None
+        """When the last frame reached ordinary tracking (``_track``), for the time since."""
         self._cand_label = np.full(shape, "", dtype=object)
         self._cand_since = np.full(shape, np.nan)
         self._cand_frames = np.zeros(shape, dtype=int)
@@ -523,6 +525,7 @@ class BoardTracker:
         self._cand_since[:] = np.nan
         self._cand_read[:] = np.nan
         self._first_clear[:] = np.nan
+        self._first_clear[self._pending] = self._t  # changed before this view: older than what comes next
         self._cand_frames[:] = 0
         self._clear_since[:] = np.nan
         self._global_since = self._global_still = None
@@ -544,6 +547,8 @@ class BoardTracker:
         cfg, rf = self.config, self._rectifier
         assert rf is not None and self._bg is not None and self._prev is not None
         assert self.committed is not None
+        since = 0.0 if self._tracked_at is None else max(t - self._tracked_at, 0.0)
+        self._tracked_at = t
         inner = cfg.motion.inner_fraction
         co = rf.coarse(rect)
         gain = relative_gain(co, self._bg_co, rf, inner=inner)
@@ -635,6 +640,11 @@ class BoardTracker:
             | large
         )
         candidates = (readable | self._pending) & ~unknown
+        if (self._pending & unknown).any():
+            # A pending cell under a hand cannot be read: its time to be read surely does not
+            # run meanwhile (game 196003 at 5 frames a second, chips piled beside the board: a
+            # chip put down during a bump lay under the next player's arm and was given up).
+            self._pending_until += since
         # A cell is read once it has been changed *and* clear that long: a change with no hand
         # over it (a bump's first frame, before the board-wide test sees it) must last too.
         self._clear_since[~candidates] = np.nan
@@ -1242,6 +1252,9 @@ class BoardTracker:
         if differ.any():
             self._pending |= differ
             self._pending_until = self._t + self.config.pending_seconds
+            # Changed while the tracker could not follow: older than any change it sees next,
+            # so a later move waits for them (``_overtaking``) and the engine hears both in turn.
+            self._first_clear[differ & np.isnan(self._first_clear)] = self._t
             log.info("frame %d: cells %s read differently %s; reading them again",
                      self._index, _cells_of(differ, labels), why)
 

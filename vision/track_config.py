@@ -180,7 +180,8 @@ class TrackConfig:
     """At most this many changed cells stay pending across a re-lock (more is the bump or drift itself)."""
     pending_seconds: float = 2.0
     """A pending cell not committed within this is given up (its reading was never sure). The
-    time most of the board is changed (covered, or waiting to be re-locked) does not count."""
+    time most of the board is changed (covered, or waiting to be re-locked), or a hand lies over a
+    pending cell, does not count."""
     fit_recheck_seconds: float = 5.0
     """A lock found automatically is re-checked at most this often, and only on doubt (see above)."""
     fit_min_shift_cells: float = 0.25
