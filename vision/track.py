@@ -1254,7 +1254,8 @@ class BoardTracker:
             self._pending_until = self._t + self.config.pending_seconds
             # Changed while the tracker could not follow: older than any change it sees next,
             # so a later move waits for them (``_overtaking``) and the engine hears both in turn.
-            self._first_clear[differ & np.isnan(self._first_clear)] = self._t
+            # (Called just after ``_rebaseline``, which dates the pending cells it keeps alike.)
+            self._first_clear[differ] = self._t
             log.info("frame %d: cells %s read differently %s; reading them again",
                      self._index, _cells_of(differ, labels), why)
 
