@@ -1745,8 +1745,8 @@ def test_searching_backs_off_while_no_board_is_in_view_and_finds_it_when_it_appe
     appears = 20.0
 
     def locate(frame: np.ndarray) -> np.ndarray | None:
-        calls.append(tracker._last_search)
-        return table.corners() if tracker._last_search >= appears else None
+        calls.append(tracker._search.last)
+        return table.corners() if tracker._search.last >= appears else None
 
     tracker._locate = locate  # type: ignore[method-assign]
     bare = np.full((SIZE_WH[1], SIZE_WH[0], 3), TABLE_BGR, np.uint8)
@@ -1761,7 +1761,7 @@ def test_searching_backs_off_while_no_board_is_in_view_and_finds_it_when_it_appe
     out = run(tracker, (table.frame() for _ in range(int(3 * FPS))), start=n)
     found = next(i for i, u in enumerate(out) if u.corners is not None)
     assert found * frame <= 2.0 + frame + 1e-9
-    assert tracker._failed_searches == 0
+    assert tracker._search.failed == 0
 
 
 def test_a_profile_s_corners_are_searched_for_not_locked_onto(monkeypatch) -> None:

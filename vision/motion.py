@@ -128,6 +128,27 @@ class Rectifier:
         pts = cv2.perspectiveTransform(grid.reshape(-1, 1, 2).astype(np.float64), h)
         return pts.reshape(4, 2).astype(np.float32)
 
+    def cell_mask(self, cells: np.ndarray, *, coarse: bool) -> np.ndarray:
+        """``(h, w, 1)`` float32 mask of the rectified (or coarse) pixels of ``cells`` (10x10 bool)."""
+        return self._spread(np.pad(cells, 1).astype(np.float32), coarse=coarse)
+
+    def margin_mask(self, cells: np.ndarray) -> np.ndarray:
+        """``(h, w, 1)`` float32 mask of the coarse margin pixels beside the edge cells among
+        ``cells`` (10x10 bool; a corner cell's two sides and the margin's corner)."""
+        ring = np.pad(cells, 1, mode="edge").astype(np.float32)
+        ring[1:-1, 1:-1] = 0.0
+        return self._spread(ring, coarse=True)
+
+    def _spread(self, blocks: np.ndarray, *, coarse: bool) -> np.ndarray:
+        """``(h, w, 1)`` float32: a ``(12, 12)`` array (the margin round the 10x10 cells) spread
+        over the rectified (or coarse) board's pixels, each margin side one block deep."""
+        f = self.block if coarse else 1
+        w, h = self.size
+        ch, cw, y, x = self.cell_h // f, self.cell_w // f, self.margin_y // f, self.margin_x // f
+        rows = [y, *[ch] * SIZE, h // f - y - SIZE * ch]
+        cols = [x, *[cw] * SIZE, w // f - x - SIZE * cw]
+        return np.repeat(np.repeat(blocks, rows, axis=0), cols, axis=1)[..., None]
+
     def cells(self, image: np.ndarray, *, inner: float) -> np.ndarray:
         """View of the grid part of ``image`` as ``(10, ch, 10, cw, ...)``, central ``inner`` only."""
         ch, cw = self.cell_h, self.cell_w
@@ -306,6 +327,34 @@ def _with_neighbours(strip: np.ndarray) -> np.ndarray:
     out[1:] = np.maximum(out[1:], strip[:-1])
     out[:-1] = np.maximum(out[:-1], strip[1:])
     return out
+
+
+def _ring_order() -> np.ndarray:
+    """Flat indices of the 36 edge cells in order round the grid (clockwise from (0, 0))."""
+    top = [(0, c) for c in range(SIZE)]
+    right = [(r, SIZE - 1) for r in range(1, SIZE - 1)]
+    bottom = [(SIZE - 1, c) for c in range(SIZE - 1, -1, -1)]
+    left = [(r, 0) for r in range(SIZE - 2, 0, -1)]
+    order = np.array([r * SIZE + c for r, c in top + right + bottom + left], dtype=np.intp)
+    order.setflags(write=False)
+    return order
+
+
+_RING = _ring_order()
+
+
+def ring_baseline(edge: np.ndarray, half: int) -> np.ndarray:
+    """``(10, 10)``: for each edge cell, the median of a ``(10, 10)`` ``edge_difference`` over
+    the ``2 * half + 1`` edge cells centred on it round the grid (0 inside): what the light did
+    to the margin there. An arm changes the margin over a cell or two, a lamp or a cast shadow
+    over a side or a stretch of it, so an arm stands out of its neighbours along the edge where
+    it would not stand out of the median all round (game 153002: a shadow over one side)."""
+    ring = edge.ravel()[_RING]
+    padded = np.concatenate([ring[-half:], ring, ring[:half]])
+    local = np.median(np.lib.stride_tricks.sliding_window_view(padded, 2 * half + 1), axis=1)
+    out = np.zeros(SIZE * SIZE, dtype=np.float32)
+    out[_RING] = local
+    return out.reshape(SIZE, SIZE)
 
 
 def grey(rect: np.ndarray) -> np.ndarray:

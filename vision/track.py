@@ -56,9 +56,12 @@ import numpy as np
 
 from engine.labels import TEAM_COLOURS, Label
 from engine.layout import EDITIONS, SIZE
+from vision.background import Background, EmptyLooks
+from vision.board_wide import BoardWideChange, QuietClock
 from vision.clipping import clip_levels
 from vision.colour import NO_COLOUR, lacks_colour
 from vision.flipped import being_flipped, to_be_flipped
+from vision.frame_time import lasted
 from vision.geometry import guess_edition, mirrored, off_the_picture, shift_in_cells
 from vision.glare import glare_cells
 from vision.motion import (
@@ -75,34 +78,22 @@ from vision.motion import (
     largest_shift,
     new_skin,
     region_sizes,
-    regional_share,
     regions_touching,
     relative_gain,
-    skin_mask,
+    ring_baseline,
     structural_difference,
     touching_not_later,
     warp_displacement,
 )
 from vision.track_config import TrackConfig
+from vision.track_readings import CellReadings
+from vision.track_search import SearchSchedule
 
 log = logging.getLogger(__name__)
 
 UNKNOWN = Label.UNKNOWN.value
 TOO_BRIGHT = "the board is too bright to read: dim the lamp or lower the camera's exposure"
 LOOKING = "looking for the board"
-TIME_SLACK = 1e-6
-"""Seconds by which a wait may fall short and still count as over (see ``lasted``)."""
-
-
-def lasted(elapsed: Any, seconds: Any) -> Any:
-    """Whether ``elapsed`` (a difference of frame times, a float or an array) reaches ``seconds``,
-    up to float rounding. Frame times are multiples of 1/fps, and their differences are not exact:
-    at 5 frames a second 0.6 - 0.4 is 0.19999999999999996, which must count as the 0.2 s a
-    setting asks for, not one frame more (at 15 fps the same rounding cost every fourth read a
-    frame)."""
-    return elapsed >= seconds - TIME_SLACK
-
-
 STATES: tuple[str, ...] = ("searching", "live", "occluded", "relocking", "no_board")
 
 
@@ -129,34 +120,6 @@ class TrackUpdate:
     glare: np.ndarray = field(default_factory=lambda: np.zeros((SIZE, SIZE), dtype=bool))
     """``(10, 10)`` bool: the cells a lamp's glare blinded at the last reading of the board
     (``vision.glare``), where a chip, a flipped one above all, may go unseen."""
-
-
-def _ring_order() -> np.ndarray:
-    """Flat indices of the 36 edge cells in order round the grid (clockwise from (0, 0))."""
-    top = [(0, c) for c in range(SIZE)]
-    right = [(r, SIZE - 1) for r in range(1, SIZE - 1)]
-    bottom = [(SIZE - 1, c) for c in range(SIZE - 1, -1, -1)]
-    left = [(r, 0) for r in range(SIZE - 2, 0, -1)]
-    order = np.array([r * SIZE + c for r, c in top + right + bottom + left], dtype=np.intp)
-    order.setflags(write=False)
-    return order
-
-
-_RING = _ring_order()
-
-
-def _ring_baseline(edge: np.ndarray, half: int) -> np.ndarray:
-    """``(10, 10)``: for each edge cell, the median of a ``(10, 10)`` ``edge_difference`` over
-    the ``2 * half + 1`` edge cells centred on it round the grid (0 inside): what the light did
-    to the margin there. An arm changes the margin over a cell or two, a lamp or a cast shadow
-    over a side or a stretch of it, so an arm stands out of its neighbours along the edge where
-    it would not stand out of the median all round (game 153002: a shadow over one side)."""
-    ring = edge.ravel()[_RING]
-    padded = np.concatenate([ring[-half:], ring, ring[:half]])
-    local = np.median(np.lib.stride_tricks.sliding_window_view(padded, 2 * half + 1), axis=1)
-    out = np.zeros(SIZE * SIZE, dtype=np.float32)
-    out[_RING] = local
-    return out.reshape(SIZE, SIZE)
 
 
 def _cells_of(mask: np.ndarray, labels: np.ndarray | None = None) -> list[tuple]:
@@ -225,11 +188,9 @@ class BoardTracker:
         self._rectifier: Rectifier | None = None
         self._index = -1
         self._t = 0.0
-        self._last_search = -math.inf
         self._colour_checked_at = -math.inf
         self._colourless = False
-        self._failed_searches = 0
-        self._search_cost = 0.0  # wall-clock seconds the last failed search took
+        self._search = SearchSchedule(config)
         self._camera_mirrors = False  # learnt from the last grid locked onto
         self._unreadable_since: float | None = None
         self.committed: np.ndarray | None = None
@@ -269,15 +230,11 @@ class BoardTracker:
     def _reset_lock_state(self) -> None:
         shape = (SIZE, SIZE)
         self._frame_shape: tuple[int, ...] = ()
-        self._bg: np.ndarray | None = None
-        self._bg_co: np.ndarray | None = None
-        self._bg_grey: np.ndarray | None = None
-        self._bg_skin: np.ndarray | None = None
+        self._bg: Background | None = None
         self._prev: np.ndarray | None = None
         self._still_since: float | None = None
         self._votes: dict[str, np.ndarray] = {}
-        self._empty_co: np.ndarray | None = None
-        self._has_empty = np.zeros(shape, dtype=bool)
+        self._empty = EmptyLooks()
         self._clear_since = np.full(shape, np.nan)
         self._first_clear = np.full(shape, np.nan)
         """When each changed cell was first seen clear of hands (kept while a hand covers it again)."""
@@ -293,23 +250,13 @@ class BoardTracker:
         self._pending_until = -math.inf
         self._tracked_at: float | None = None
         """When the last frame reached ordinary tracking (``_track``), for the time since."""
-        self._cand_label = np.full(shape, "", dtype=object)
-        self._cand_since = np.full(shape, np.nan)
-        self._cand_frames = np.zeros(shape, dtype=int)
-        self._cand_read = np.full(shape, np.nan)
-        self._cand_conf = np.zeros(shape, dtype=np.float32)
+        self._readings = CellReadings()
         self._glare = np.zeros(shape, dtype=bool)
         """The cells glare blinded at the last reading of the board (``TrackUpdate.glare``)."""
-        self._global_since: float | None = None
-        self._global_still: float | None = None
-        self._global_still_change = np.zeros((SIZE, SIZE))
-        """Each cell's change when the board last became still during a board-wide change."""
-        self._global_judged = False
-        self._global_quiet = 0.0
-        self._global_last_t: float | None = None
-        self._global_unmoved = False
-        self._lit_quiet = 0.0
-        self._lit_last_t: float | None = None
+        self._wide: BoardWideChange | None = None
+        """The board-wide change going on (a bump, an arm across the board, a lamp), if any."""
+        self._lit = QuietClock()
+        """Seconds a changed region too large for a move has lain quiet since the last new background."""
         self._drift_quiet_until = -math.inf
         self._drift_clock: float | None = None
         """When the board last moved, or the lock was last checked for drift."""
@@ -340,16 +287,14 @@ class BoardTracker:
             self.edition = self.edition or guess_edition(self._given, size)[0]
             self._lock(self._given, frame)
             return ""
-        if not lasted(t - self._last_search, self._search_interval()):
+        if not self._search.due(t):
             return LOOKING
-        self._last_search = t
+        self._search.began(t)
         started = time.monotonic()
         found = self._locate(frame)
+        self._search.ended(found=found is not None, seconds=time.monotonic() - started)
         if found is None:
-            self._failed_searches += 1
-            self._search_cost = time.monotonic() - started
             return LOOKING
-        self._failed_searches = 0
         self._lock(found, frame)
         return ""
 
@@ -360,27 +305,13 @@ class BoardTracker:
             self._colour_checked_at, self._colourless = t, lacks_colour(frame)
         return self._colourless
 
-    def _search_interval(self) -> float:
-        """Seconds from one search's start to the next: ``search_every_seconds``, doubling per
-        failure after ``search_backoff_after`` failures in a row, up to ``search_every_max_seconds``.
-        Once backing off, that wait starts when the last failed search ended, and lasts at least
-        as long as it took. A search on a frame with no board takes 2-3 s, longer than the longest
-        interval, so searches ran back to back: a core busy all evening, and the camera view
-        standing still, just when the people at the table look at it to aim the camera."""
-        cfg = self.config
-        extra = self._failed_searches - cfg.search_backoff_after + 1
-        if extra <= 0:
-            return cfg.search_every_seconds
-        wait = min(cfg.search_every_max_seconds, cfg.search_every_seconds * 2.0 ** min(extra, 16))
-        return self._search_cost + max(wait, self._search_cost)
-
     def _locate(self, frame: np.ndarray) -> np.ndarray | None:
         """Full detection (reference first when there is one); canonical corners or None. The
         frame is looked at the way the last board was seen first (flipped left to right if the
         camera mirrors), and the other way only on some failed searches (``mirrored_search_every``)."""
         from vision.detect import DetectConfig, detect
 
-        both_ways = self._failed_searches % self.config.mirrored_search_every == 0
+        both_ways = self._search.both_ways()
         det = detect(frame, reference=self.reference, profile=self.profile, edition=self.edition,
                      config=DetectConfig(look_both_ways=both_ways, mirrored_first=self._camera_mirrors))
         if not det:
@@ -423,9 +354,8 @@ class BoardTracker:
         reader = self._reader_for()
         if not np.isin(labels, ("empty", "free")).all():
             return
-        assert self._bg_co is not None
-        self._empty_co = self._bg_co.copy()
-        self._has_empty = labels == "empty"
+        assert self._bg is not None
+        self._empty.remember(self._bg.coarse, labels == "empty")
         if not self.config.empty_reference or not hasattr(reader, "set_reference"):
             return
         assert self._rectifier is not None
@@ -515,31 +445,21 @@ class BoardTracker:
             self._pending_until = self._t + self.config.pending_seconds
             log.info("frame %d: cells %s changed before the new view; reading them again",
                      self._index, _cells_of(pending))
-        self._set_background(rect.copy())
-        assert self._bg_co is not None
-        self._bg_skin = skin_mask(self._bg_co, self.config.motion)
-        assert self._bg_co is not None
-        self._prev = self._bg_co
+        assert self._rectifier is not None
+        self._bg = Background.taken(self._rectifier, rect.copy(), self.config.motion)
+        self._prev = self._bg.coarse
         self._last_still_frame = frame.copy()
         self._ref_cache = None
-        self._cand_since[:] = np.nan
-        self._cand_read[:] = np.nan
+        self._readings.forget(np.ones((SIZE, SIZE), dtype=bool))
         self._first_clear[:] = np.nan
         self._first_clear[self._pending] = self._t  # changed before this view: older than what comes next
-        self._cand_frames[:] = 0
         self._clear_since[:] = np.nan
-        self._global_since = self._global_still = None
-        self._lit_quiet, self._lit_last_t = 0.0, None
+        self._wide = None
+        self._lit = QuietClock()
 
     def _structure(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         assert self._rectifier is not None
         return structural_difference(a, b, self._rectifier, max_gain=self.config.max_cell_gain)
-
-    def _set_background(self, bg: np.ndarray) -> None:
-        assert self._rectifier is not None
-        self._bg = bg
-        self._bg_grey = grey(bg)
-        self._bg_co = self._rectifier.coarse(bg)
 
     # -- tracking -------------------------------------------------------------------------------
 
@@ -551,11 +471,12 @@ class BoardTracker:
         self._tracked_at = t
         inner = cfg.motion.inner_fraction
         co = rf.coarse(rect)
-        gain = relative_gain(co, self._bg_co, rf, inner=inner)
+        bg = self._bg
+        gain = relative_gain(co, bg.coarse, rf, inner=inner)
         norm = rect / gain
         moving = self._structure(co, self._prev) > cfg.motion_threshold
         self._prev = co
-        change = self._structure(co, self._bg_co)
+        change = self._structure(co, bg.coarse)
         changed = change > cfg.change_threshold
         # A changed cell stays one to read down to a lower threshold (hysteresis), above the
         # board's own level of change (under a light the background does not explain yet,
@@ -568,19 +489,19 @@ class BoardTracker:
         held = changed | (self._held & (change > keep))
         self._held = held
         co_norm = co / gain
-        fresh_skin = new_skin(co, co_norm, self._bg_co, self._bg_skin, cfg.motion)
+        fresh_skin = new_skin(co, co_norm, bg.coarse, bg.skin, cfg.motion)
         skin = cell_fraction(fresh_skin, rf, inner=inner) > cfg.skin_fraction
         # Chips lie inside their cells; a change that crosses the grid's edge is an arm reaching
         # in, moving or not (a dark hand resting over a cell is no skin, nor motion).
         # (An arm crosses the edge in one place; light changes the margin along a stretch of it.)
-        edge, far = edge_difference(co_norm, self._bg_co, rf)
+        edge, far = edge_difference(co_norm, bg.coarse, rf)
         # (An arm changes the margin's outer half too; a chip overhanging the edge does not.)
-        light = float(np.percentile(cell_mean(self._bg_co, rf, inner=inner).mean(axis=2), 75))
+        light = float(np.percentile(cell_mean(bg.coarse, rf, inner=inner).mean(axis=2), 75))
         dim = min(1.0, max(cfg.arm_light_floor, light / cfg.arm_light))
         # (``far`` gives each edge cell its neighbours' value too: an arm there is two cells wider.)
         half = cfg.arm_ring_half
-        reach = (edge > dim * cfg.arm_threshold + _ring_baseline(edge, half)) & (
-            far > dim * cfg.arm_outer_threshold + _ring_baseline(far, half + 1)
+        reach = (edge > dim * cfg.arm_threshold + ring_baseline(edge, half)) & (
+            far > dim * cfg.arm_outer_threshold + ring_baseline(far, half + 1)
         )
         # A hand is never a lone skin-coloured cell (that is a red or orange chip): its arm joins
         # it, and the arm comes in over the edge (a line of flipped chips under warm light is
@@ -593,7 +514,7 @@ class BoardTracker:
         seeds = moving | skin | arm
         hand = dilate_cells(skin, cfg.occlusion_grow)
         board_wide = max(float((changed & ~hand).mean()), float(moving.mean()))
-        if self._global_since is not None or board_wide >= cfg.global_fraction:
+        if self._wide is not None or board_wide >= cfg.global_fraction:
             waiting = self._global_change(frame, rect, norm, moving, change, t, hand=bool(skin.any()))
             if waiting is not None:
                 return waiting
@@ -652,14 +573,12 @@ class BoardTracker:
         self._first_clear[~(readable | self._pending)] = np.nan
         self._first_clear[candidates & np.isnan(self._first_clear)] = t
         committed = self._consider(frame, norm, co_norm, change, candidates, t)
-        self._cand_since[~candidates] = np.nan
-        self._cand_read[~candidates] = np.nan
-        self._cand_frames[~candidates] = 0
+        self._readings.forget(~candidates)
         self._adapt(co_norm, change, unknown)
         labels = np.where(unknown, UNKNOWN, self.committed).astype(object)
-        pending = candidates & ~np.isnan(self._cand_read)
-        labels[pending] = self._cand_label[pending]
-        unread = candidates & np.isnan(self._cand_read)
+        pending = candidates & self._readings.read
+        labels[pending] = self._readings.label[pending]
+        unread = candidates & ~self._readings.read
         labels[unread] = UNKNOWN
         gone = int(changed.sum()) <= cfg.relight_gone_cells
         if self._relit_region(bool(large.any()), seeds, t, gone=gone) and not self._blown(rect):
@@ -692,8 +611,8 @@ class BoardTracker:
         newer): they wait with it, at most ``order_hold_seconds`` after they cleared, so the
         engine sees the moves in the order they were played."""
         # (A waiting cell read as the label it holds is a nudged look, not a move.)
-        older = waiting & ~np.isnan(self._first_clear) & (self._cand_label != self.committed)
-        news = ready & (self._cand_label != self.committed) & ~np.isnan(self._first_clear)
+        older = waiting & ~np.isnan(self._first_clear) & (self._readings.label != self.committed)
+        news = ready & (self._readings.label != self.committed) & ~np.isnan(self._first_clear)
         if not older.any() or not news.any():
             return np.zeros_like(ready)
         later = news & (self._first_clear > float(np.min(self._first_clear[older])))
@@ -710,31 +629,22 @@ class BoardTracker:
         assert self.committed is not None
         clear_for = t - np.nan_to_num(self._clear_since, nan=t)
         settled = candidates & lasted(clear_for, cfg.still_seconds)
-        since_read = t - np.nan_to_num(self._cand_read, nan=t)
-        due = settled & (np.isnan(self._cand_read) | lasted(since_read, cfg.reread_seconds))
-        due &= ~(self._cand_conf >= cfg.min_confidence) | np.isnan(self._cand_read)
+        readings = self._readings
+        due = readings.due(settled, t, cfg.reread_seconds, cfg.min_confidence)
         if due.any():
-            read, conf = self._read(frame)
-            same = due & (read == self._cand_label) & ~np.isnan(self._cand_since)
-            fresh = due & ~same
-            self._cand_label[fresh] = read[fresh]
-            self._cand_since[fresh] = t
-            self._cand_frames[fresh] = 1
-            self._cand_frames[same] += 1
-            self._cand_conf[due] = conf[due]
-            self._cand_read[due] = t
-        read_cells = settled & ~np.isnan(self._cand_read)
-        stable_for = t - np.nan_to_num(self._cand_since, nan=t)
+            readings.record(due, *self._read(frame), t)
+        read_cells = settled & readings.read
+        stable_for = readings.held_for(t)
         # A white chip where a chip lay: a Jumbo flip (or a locked chip read again), no new chip.
-        turned_white = (self._cand_label == "flipped") & _holds_chip(self.committed)
+        turned_white = (readings.label == "flipped") & _holds_chip(self.committed)
         # The chips of a completed sequence, which players turn white next (none to find unless a
         # cell was read).
         owed = to_be_flipped(self.committed) if read_cells.any() else np.zeros_like(read_cells)
-        sure = (self._cand_conf >= cfg.min_confidence) & (self._cand_frames >= cfg.min_stable_frames)
+        sure = (readings.conf >= cfg.min_confidence) & (readings.frames >= cfg.min_stable_frames)
         patient = (
-            (self._cand_conf >= cfg.min_confidence_patient)
+            (readings.conf >= cfg.min_confidence_patient)
             & lasted(stable_for, cfg.patient_seconds)
-            & (self._cand_frames >= 2)
+            & (readings.frames >= 2)
         )
         # Each cell's own empty look, where known: within ``change_keep_threshold`` of it a cell
         # looks as it did empty; beyond ``change_threshold`` it does not. (A light that clips the
@@ -743,12 +653,13 @@ class BoardTracker:
         # latter, as one adds to the other in quadrature. Game 154001: after a lamp, every empty
         # cell stood 9 from its empty look, and a chip taken off could never be committed.)
         as_empty = looks_empty = None
-        if self._empty_co is not None and read_cells.any():
-            from_empty = self._structure(co_norm, self._empty_co)
-            as_empty = self._has_empty & (from_empty < cfg.change_keep_threshold)
-            empties = self._has_empty & (self.committed == "empty")
+        known = self._empty.known
+        if self._empty.coarse is not None and read_cells.any():
+            from_empty = self._structure(co_norm, self._empty.coarse)
+            as_empty = known & (from_empty < cfg.change_keep_threshold)
+            empties = known & (self.committed == "empty")
             drift = float(np.median(from_empty[empties])) if empties.any() else 0.0
-            looks_empty = self._has_empty & (from_empty < math.hypot(cfg.change_threshold, drift))
+            looks_empty = known & (from_empty < math.hypot(cfg.change_threshold, drift))
             looks_empty |= self._chip_taken_off(from_empty, change, owed) & sure
             # An "empty" reading of a cell that looks as it did empty needs no patience (the
             # reader is unsure of every cell glare clipped: a chip taken off an over-exposed mat),
@@ -756,16 +667,16 @@ class BoardTracker:
             # 170001: after a lamp, a chip taken off read empty just under 0.5, 6.1 from its empty look
             # with the empty cells at 6.2; hands coming back kept it waiting 6.9 s, and the next
             # two moves reached the engine before it).
-            near_empty = self._has_empty & (from_empty < math.hypot(cfg.change_keep_threshold, drift))
-            sure |= near_empty & (self._cand_label == "empty") & (self._cand_conf >= cfg.min_confidence_patient)
+            near_empty = known & (from_empty < math.hypot(cfg.change_keep_threshold, drift))
+            sure |= near_empty & (readings.label == "empty") & (readings.conf >= cfg.min_confidence_patient)
         # A white reading of a chip in a completed sequence is the flip the players owe: it needs
         # no patience either (on an over-exposed mat the reader is unsure of every white chip, and
         # hands passing by kept restarting the wait for 18 s: game 153002).
-        flips = read_cells & turned_white & (self._cand_conf >= cfg.min_confidence_patient)
+        flips = read_cells & turned_white & (readings.conf >= cfg.min_confidence_patient)
         if flips.any():
             sure |= flips & owed
         ready = read_cells & (sure | patient)
-        self._cand_label[self._shade_only(ready, co_norm)] = "empty"
+        readings.label[self._shade_only(ready, co_norm)] = "empty"
         # Each cell's own empty look checks the reader: "empty" must look empty, and a cell that
         # looks as it did empty is empty whatever the reader says; except a white chip where a
         # chip lies (Jumbo's locked chips, being turned or read again), or one the reader missed
@@ -774,10 +685,10 @@ class BoardTracker:
         # look: a dark chip in dim light is that faint.)
         if as_empty is not None and looks_empty is not None and ready.any():
             unseen = self._unseen_flips(ready, as_empty, turned_white)
-            self._cand_label[unseen] = "flipped"
+            readings.label[unseen] = "flipped"
             turned_white |= unseen
-            self._cand_label[ready & as_empty & ~turned_white] = "empty"
-            doubtful = ready & (self._cand_label == "empty") & self._has_empty & ~looks_empty
+            readings.label[ready & as_empty & ~turned_white] = "empty"
+            doubtful = ready & (readings.label == "empty") & known & ~looks_empty
             ready &= ~doubtful
             # Long doubtful: a look the reader cannot name (a white chip read as empty): keep the label.
             stale = doubtful & lasted(stable_for, cfg.patient_seconds)
@@ -787,15 +698,14 @@ class BoardTracker:
                 log.info("frame %d: cells %s changed but do not look empty; keeping their labels",
                          self._index, _cells_of(stale))
                 self._absorb(norm, stale)
-                self._cand_since[stale] = np.nan
-                self._cand_read[stale] = np.nan
+                readings.forget(stale)
         # New chips on touching cells, all at once, are far more often a hand resting still
         # (dark, in dim light, over a dark border: no skin, no motion, no arm) than moves (one
         # chip per turn): they wait until the reading has held that long (a hand moves on). A
         # chip that takes another team's colour is such a new chip too (game 154006: a dark hand
         # over a yellow chip and the empty cells beside it, all read red).
-        differs = (self._cand_label != self.committed) & ~turned_white
-        new_chips = ready & differs & ~np.isin(self._cand_label, ("empty", "free"))
+        differs = (readings.label != self.committed) & ~turned_white
+        new_chips = ready & differs & ~np.isin(readings.label, ("empty", "free"))
         # So is a new chip in a wide changed region: a hand whose arm came in at a corner and lay
         # along the margin (taken for light there) changes many cells, and only one of them
         # reads as a new chip; the chips it covers read as they were (game 175006 of
@@ -807,7 +717,7 @@ class BoardTracker:
         # earlier of two moves, whose reading the second move's hand kept back: it goes first, the
         # later one after it (game 181002 at 5 frames a second: two such chips held each other
         # back while hands kept coming, for 98 s). An unsure one may be a hand that shifted.
-        certain = self._cand_conf >= cfg.blob_apart_confidence
+        certain = readings.conf >= cfg.blob_apart_confidence
         crowded = (
             touching_not_later(new_chips, self._first_clear, cfg.blob_together_seconds)
             | (region_sizes(new_chips) > 1) & ~certain
@@ -819,7 +729,7 @@ class BoardTracker:
         # A changed region is committed whole: never half a flip of five chips. (An empty cell
         # read empty, unsurely or while it does not look as it did empty, beside a new chip that
         # overhangs or shades it, is no change of its own: it does not hold that chip back.)
-        read_empty = ~np.isnan(self._cand_read) & (self._cand_label == "empty") & (self.committed == "empty")
+        read_empty = readings.read & (readings.label == "empty") & (self.committed == "empty")
         waiting = candidates & ~ready & ~read_empty
         ready &= ~self._held_by_region(ready, waiting, candidates, certain)
         ready &= ~self._overtaking(ready, waiting, t)
@@ -836,20 +746,16 @@ class BoardTracker:
             # The grid may be off: a change over touching cells may be one chip seen twice. Keep the labels.
             several = news & (region_sizes(news) > 1)
             log.info("frame %d: the grid may be off; not committing %s, which touch each other",
-                     self._index, _cells_of(several, self._cand_label))
+                     self._index, _cells_of(several, readings.label))
             self._absorb(norm, several)
-            self._cand_since[several] = np.nan
-            self._cand_read[several] = np.nan
-            self._cand_frames[several] = 0
+            readings.forget(several)
             ready &= ~several
         if not ready.any():
             return None
         self._absorb(norm, ready)
         new = self.committed.copy()
-        new[ready] = self._cand_label[ready]
-        self._cand_since[ready] = np.nan
-        self._cand_read[ready] = np.nan
-        self._cand_frames[ready] = 0
+        new[ready] = readings.label[ready]
+        readings.forget(ready)
         if np.array_equal(new, self.committed):
             return None
         rows, cols = np.nonzero(new != self.committed)
@@ -859,10 +765,8 @@ class BoardTracker:
         ]
         log.info("frame %d: committed %s", self._index, changes)
         became_empty = ready & (new == "empty")
-        if self._empty_co is not None and became_empty.any():
-            mc = self._pixel_mask(became_empty, coarse=True)
-            self._empty_co = self._empty_co * (1 - mc) + co_norm * mc
-            self._has_empty |= became_empty
+        if became_empty.any():
+            self._empty.learn(self._rectifier, became_empty, co_norm)
         self.committed = new
         self._last_still_frame = frame.copy()
         self._ref_cache = None
@@ -877,7 +781,8 @@ class BoardTracker:
         four of five white chips were read empty at 0.41-0.45 and committed as removed: four
         alarms.)"""
         assert self.committed is not None
-        unsure = ready & as_empty & (self._cand_label == "empty") & (self._cand_conf < self.config.min_confidence)
+        readings = self._readings
+        unsure = ready & as_empty & (readings.label == "empty") & (readings.conf < self.config.min_confidence)
         if not unsure.any():
             return unsure
         return unsure & being_flipped(self.committed, ready & turned_white)
@@ -899,19 +804,19 @@ class BoardTracker:
         across a red card reads as a red chip), or no more than the untouched empty cards' colour
         changed meanwhile, not a chip. Not pending cells: a new background (light, a bump) was
         taken with their chip in it."""
-        assert self.committed is not None and self._bg_co is not None and self._rectifier is not None
+        assert self.committed is not None and self._bg is not None and self._rectifier is not None
         cfg = self.config
         coloured = getattr(getattr(self._reader_for(), "colour_model", None), "coloured_labels", ())
-        new = ready & ~self._pending & (self.committed == "empty") & np.isin(self._cand_label, coloured)
+        new = ready & ~self._pending & (self.committed == "empty") & np.isin(self._readings.label, coloured)
         if not new.any():
             return new
-        colour = chroma_change(co_norm, self._bg_co, self._rectifier, inner=cfg.motion.inner_fraction)
+        colour = chroma_change(co_norm, self._bg.coarse, self._rectifier, inner=cfg.motion.inner_fraction)
         untouched = ~self._held & (self.committed == "empty")
         board = float(np.median(colour[untouched])) if untouched.any() else 0.0
         shaded = new & (colour < max(cfg.min_chip_colour, cfg.chip_colour_over_board * board))
         if shaded.any():
             log.info("frame %d: %s changed in light only, or in colour no more than the board: no chip",
-                     self._index, _cells_of(shaded, self._cand_label))
+                     self._index, _cells_of(shaded, self._readings.label))
         return shaded
 
     def _absorb_still_margin(self, co_norm: np.ndarray, reach: np.ndarray, stirring: np.ndarray,
@@ -939,47 +844,15 @@ class BoardTracker:
         log.info("frame %d: the margin beside %s has looked reached into, with nothing moving, for "
                  "%.1f s: light or a chip's overhang, no arm", self._index, _cells_of(stale),
                  float(np.max(wait[stale])))
-        assert self._bg_co is not None
-        m = self._margin_mask(stale)
-        self._bg_co = self._bg_co * (1 - m) + co_norm * m
+        assert self._bg is not None and self._rectifier is not None
+        self._bg.absorb_margin(self._rectifier, co_norm, stale)
         self._reach_still_since[stale] = np.nan
         return reach & ~stale
 
-    def _margin_mask(self, cells: np.ndarray) -> np.ndarray:
-        """``(h, w, 1)`` float32 mask of the coarse margin pixels beside the edge cells among
-        ``cells`` (10x10 bool; a corner cell's two sides and the margin's corner)."""
-        ring = np.pad(cells, 1, mode="edge").astype(np.float32)
-        ring[1:-1, 1:-1] = 0.0
-        return self._board_mask(ring, coarse=True)
-
-    def _pixel_mask(self, cells: np.ndarray, *, coarse: bool) -> np.ndarray:
-        """``(h, w, 1)`` float32 mask of the rectified (or coarse) pixels of ``cells`` (10x10 bool)."""
-        return self._board_mask(np.pad(cells, 1).astype(np.float32), coarse=coarse)
-
-    def _board_mask(self, blocks: np.ndarray, *, coarse: bool) -> np.ndarray:
-        """``(h, w, 1)`` float32: a ``(12, 12)`` array (the margin round the 10x10 cells) spread
-        over the rectified (or coarse) board's pixels, each margin side one block deep."""
-        rf = self._rectifier
-        assert rf is not None
-        f = rf.block if coarse else 1
-        w, h = rf.size
-        ch, cw, y, x = rf.cell_h // f, rf.cell_w // f, rf.margin_y // f, rf.margin_x // f
-        rows = [y, *[ch] * SIZE, h // f - y - SIZE * ch]
-        cols = [x, *[cw] * SIZE, w // f - x - SIZE * cw]
-        return np.repeat(np.repeat(blocks, rows, axis=0), cols, axis=1)[..., None]
-
     def _absorb(self, norm: np.ndarray, cells: np.ndarray) -> None:
         """The current look of ``cells`` becomes their background (``norm``: gain-normalised rect)."""
-        assert self._bg is not None and self._bg_co is not None and self._bg_skin is not None
-        rf = self._rectifier
-        assert rf is not None
-        m = self._pixel_mask(cells, coarse=False)
-        self._bg = self._bg * (1 - m) + norm * m
-        self._bg_grey = grey(self._bg)
-        mc = self._pixel_mask(cells, coarse=True)
-        norm_co = rf.coarse(norm)
-        self._bg_co = self._bg_co * (1 - mc) + norm_co * mc
-        self._bg_skin = np.where(mc[..., 0] > 0, skin_mask(norm_co, self.config.motion), self._bg_skin)
+        assert self._bg is not None and self._rectifier is not None
+        self._bg.absorb(self._rectifier, norm, cells, self.config.motion)
         self._pending &= ~cells
 
     def _adapt(self, co_norm: np.ndarray, change: np.ndarray, unknown: np.ndarray) -> None:
@@ -989,9 +862,8 @@ class BoardTracker:
         quiet = ~unknown & (change < cfg.adapt_below * cfg.change_threshold)
         if not quiet.any() or cfg.adapt_rate <= 0:
             return
-        assert self._bg_co is not None
-        m = self._pixel_mask(quiet, coarse=True) * cfg.adapt_rate
-        self._bg_co = self._bg_co + (co_norm - self._bg_co) * m
+        assert self._bg is not None and self._rectifier is not None
+        self._bg.follow(self._rectifier, co_norm, quiet, cfg.adapt_rate)
 
     # -- checking an automatic fit ---------------------------------------------------------------
 
@@ -1064,8 +936,7 @@ class BoardTracker:
         self._prev = self._rectifier.coarse(self._rectifier.rectify(frame))
         self._fit_doubt_until = -math.inf
         self._fit_candidate = None
-        self._empty_co = None
-        self._has_empty[:] = False
+        self._empty.forget()
         if self._own_reader:
             self._remember_empty_board(still, self.committed)
 
@@ -1073,8 +944,8 @@ class BoardTracker:
 
     def _drifted(self, norm: np.ndarray) -> bool:
         """Has the board moved under the lock: shifted, or turned (its quarters shifted)?"""
-        assert self._bg_grey is not None
-        whole, quarter = largest_shift(grey(norm), self._bg_grey)
+        assert self._bg is not None
+        whole, quarter = largest_shift(grey(norm), self._bg.grey)
         return whole >= self.config.drift_px or quarter >= self.config.drift_quarter_px
 
     def _realign(self, frame: np.ndarray, norm: np.ndarray, before: np.ndarray) -> bool:
@@ -1082,8 +953,8 @@ class BoardTracker:
 
         ``before``: the per-cell change ``(10, 10)`` against the background under the current lock.
         """
-        assert self._bg_grey is not None
-        found = align(grey(norm), self._bg_grey, self.config.motion)
+        assert self._bg is not None
+        found = align(grey(norm), self._bg.grey, self.config.motion)
         return found is not None and self._apply_warp(frame, *found, before=before)
 
     def _apply_warp(self, frame: np.ndarray, warp: np.ndarray, correlation: float, *, before: np.ndarray) -> bool:
@@ -1114,7 +985,7 @@ class BoardTracker:
         self._lock(corners, frame)
         assert self._rectifier is not None
         rect = self._rectifier.rectify(frame)
-        after_cells = self._structure(self._rectifier.coarse(rect), self._rectifier.coarse(self._bg))
+        after_cells = self._structure(self._rectifier.coarse(rect), self._rectifier.coarse(self._bg.full))
         before_q, after_q = (float(np.quantile(c, cfg.relock_quantile)) for c in (before, after_cells))
         if after_q > cfg.relock_improvement * before_q:
             log.info("frame %d: a re-lock would not fit the board (change %.1f -> %.1f at the %g quantile); "
@@ -1137,48 +1008,39 @@ class BoardTracker:
         tried once per still stretch.
         """
         cfg = self.config
-        if self._global_since is None:
-            self._global_since = t
-            self._global_judged = False
-            self._global_quiet, self._global_last_t = 0.0, None
-            self._global_unmoved = False
+        wide = self._wide
+        if wide is None:
+            wide = self._wide = BoardWideChange(since=t)
             log.info("frame %d: most of the board changed at once (bump, arm or light)", self._index)
         waiting = self._update(t, self._lost_state(t, "relocking"), message="board moved or covered")
-        if self._global_last_t is not None:
-            if not moving.any():
-                self._global_quiet += t - self._global_last_t
-            # Cells being read again cannot be read while most of the board is changed: their
-            # time to be read surely does not run meanwhile (game 186007 at 7.5 frames a second:
-            # an arm lay over the board after a bump, and a removal was given up unread).
-            self._pending_until += t - self._global_last_t
-        self._global_last_t = t
+        # Cells being read again cannot be read while most of the board is changed: their
+        # time to be read surely does not run meanwhile (game 186007 at 7.5 frames a second:
+        # an arm lay over the board after a bump, and a removal was given up unread).
+        self._pending_until += wide.tick(t, moving=bool(moving.any()))
         if moving.any():
-            self._global_still = None
-            self._global_judged = False
             return waiting
-        if self._global_still is None:
-            self._global_still, self._global_still_change = t, change.copy()
-        if not lasted(t - self._global_still, cfg.settle_seconds):
+        still = wide.still_for(t, change)
+        if not lasted(still, cfg.settle_seconds):
             return waiting
         changed = change > cfg.change_threshold
         # A bump with a flicker on top shrinks under the board-wide fraction once the flicker
         # ends: what remains is still the bump, so it is judged before ordinary tracking resumes.
         residue = bool(large_regions(changed, cfg.max_change_region).any())
-        if not self._global_judged and (changed.mean() >= cfg.global_fraction or residue):
-            self._global_judged = True
+        if not wide.judged and (changed.mean() >= cfg.global_fraction or residue):
+            wide.judged = True
             if self._judge_moved(frame, norm, change, hand=hand):
-                self._global_since = self._global_still = None
+                self._wide = None
                 self._read_again_what_differs(frame, "after the re-lock")
                 return self._update(t, "live", labels=self.committed, relocked=True,
                                     unknown=np.zeros((SIZE, SIZE), dtype=bool), message="re-locked")
         if changed.mean() < cfg.global_fraction:
-            self._global_since = self._global_still = None
+            self._wide = None
             return None
         waiting = self._update(t, "occluded", message="board covered")
-        still = t - self._global_still
+        settled = wide.light_settled(change, hand=hand, config=cfg)
         if lasted(still, cfg.relight_after_seconds) or (lasted(still, cfg.relight_settle_seconds) and (
-            (self._global_unmoved and lasted(self._global_quiet, cfg.relight_quiet_seconds))
-            or changed_alike(change, cfg.relight_even_spread, settled=self._light_settled(change, hand=hand))
+            (wide.unmoved and lasted(wide.quiet.total, cfg.relight_quiet_seconds))
+            or changed_alike(change, cfg.relight_even_spread, settled=settled)
         )):
             if self._blown(rect):
                 return self._update(t, "occluded", message=TOO_BRIGHT)
@@ -1187,18 +1049,6 @@ class BoardTracker:
             return self._update(t, "live", labels=self.committed,
                                 unknown=np.zeros((SIZE, SIZE), dtype=bool), message="light changed")
         return waiting
-
-    def _light_settled(self, change: np.ndarray, *, hand: bool) -> bool:
-        """Is the board-wide ``change`` a new light settled over the whole board: the board
-        unmoved, no hand in view, every cell's change as when the stillness began, and no region
-        changed more than the rest? (A shadow sweeping over slowly moves no cell from one frame to
-        the next, and stands still as it turns back: game 154001.)"""
-        cfg = self.config
-        return (
-            self._global_unmoved and not hand
-            and float(np.percentile(np.abs(change - self._global_still_change), 90)) <= cfg.relight_settled_drift
-            and regional_share(change) <= cfg.relight_regional_share
-        )
 
     def _blown(self, rect: np.ndarray) -> bool:
         """Is most of the rectified board clipped to white (too bright to tell a hand from a card)?
@@ -1213,12 +1063,10 @@ class BoardTracker:
         it left, so it was a hand or a sleeve, no light, and the count starts again (else still
         hands the hand tests cannot see, turn after turn, add up to a relight under the next one)."""
         if gone:
-            self._lit_quiet = 0.0
-        elif large and not seeds.any() and self._lit_last_t is not None:
-            # (Cells near the threshold flicker in and out of the region: the time adds up.)
-            self._lit_quiet += t - self._lit_last_t
-        self._lit_last_t = t
-        return large and bool(lasted(self._lit_quiet, self.config.relight_quiet_seconds))
+            self._lit.total = 0.0
+        # (Cells near the threshold flicker in and out of the region: the time adds up.)
+        self._lit.tick(t, holds=large and not seeds.any() and not gone)
+        return large and bool(lasted(self._lit.total, self.config.relight_quiet_seconds))
 
     def _relight(self, frame: np.ndarray, rect: np.ndarray) -> None:
         """Take the new look as the background, and read again the cells it may hide a move in.
@@ -1228,15 +1076,12 @@ class BoardTracker:
         board stay pending and go through the usual commit (clear, still, read surely).
         """
         self._rebaseline(frame, rect)
-        assert self.committed is not None and self._bg_co is not None
+        assert self.committed is not None and self._bg is not None and self._rectifier is not None
         self._read_again_what_differs(frame, "in the new light")
         # Each empty cell's look is now the new light's; a cell that may hold a new chip (read
         # otherwise, or changed just before) has none.
-        if self._empty_co is not None:
-            empty = (self.committed == "empty") & ~self._pending
-            m = self._pixel_mask(empty, coarse=True)
-            self._empty_co = self._empty_co * (1 - m) + self._bg_co * m
-            self._has_empty = empty
+        empty = (self.committed == "empty") & ~self._pending
+        self._empty.relearn(self._rectifier, empty, self._bg.coarse)
 
     def _read_again_what_differs(self, frame: np.ndarray, why: str) -> None:
         """Cells the reader is sure differ from the committed board become pending, to go through
@@ -1266,11 +1111,12 @@ class BoardTracker:
         a re-alignment that clearly fits is taken; otherwise the tracker waits for the hand.
         """
         cfg = self.config
-        assert self._bg_grey is not None and self._rectifier is not None
-        found = align(grey(norm), self._bg_grey, cfg.motion)
+        assert self._bg is not None and self._rectifier is not None
+        found = align(grey(norm), self._bg.grey, cfg.motion)
         moved = found is not None and warp_displacement(found[0], self._rectifier) >= cfg.realign_min_px
         # Only an alignment with no hand in view is trusted to say the board did not move.
-        self._global_unmoved = self._global_unmoved or (found is not None and not moved and not hand)
+        assert self._wide is not None
+        self._wide.unmoved = self._wide.unmoved or (found is not None and not moved and not hand)
         if moved and self._apply_warp(frame, *found, before=before):
             return True
         if (found is None or moved) and not hand:
