@@ -122,6 +122,18 @@ class TrackUpdate:
     (``vision.glare``), where a chip, a flipped one above all, may go unseen."""
 
 
+@dataclass
+class EmptyLookCheck:
+    """Cells ``(10, 10)`` bool against their own empty look (``BoardTracker._against_empty_looks``)."""
+
+    same: np.ndarray
+    """Within ``change_keep_threshold`` of it: looks as it did empty."""
+    alike: np.ndarray
+    """Within ``change_threshold`` of it (the light's drift allowed for), or a chip surely taken off."""
+    near: np.ndarray
+    """Within ``change_keep_threshold`` of it, the light's drift allowed for."""
+
+
 def _cells_of(mask: np.ndarray, labels: np.ndarray | None = None) -> list[tuple]:
     """``[(r, c), ...]`` of a 10x10 mask (with each cell's label when ``labels`` is given), for logs."""
     rows, cols = np.nonzero(mask)
@@ -489,29 +501,7 @@ class BoardTracker:
         held = changed | (self._held & (change > keep))
         self._held = held
         co_norm = co / gain
-        fresh_skin = new_skin(co, co_norm, bg.coarse, bg.skin, cfg.motion)
-        skin = cell_fraction(fresh_skin, rf, inner=inner) > cfg.skin_fraction
-        # Chips lie inside their cells; a change that crosses the grid's edge is an arm reaching
-        # in, moving or not (a dark hand resting over a cell is no skin, nor motion).
-        # (An arm crosses the edge in one place; light changes the margin along a stretch of it.)
-        edge, far = edge_difference(co_norm, bg.coarse, rf)
-        # (An arm changes the margin's outer half too; a chip overhanging the edge does not.)
-        light = float(np.percentile(cell_mean(bg.coarse, rf, inner=inner).mean(axis=2), 75))
-        dim = min(1.0, max(cfg.arm_light_floor, light / cfg.arm_light))
-        # (``far`` gives each edge cell its neighbours' value too: an arm there is two cells wider.)
-        half = cfg.arm_ring_half
-        reach = (edge > dim * cfg.arm_threshold + ring_baseline(edge, half)) & (
-            far > dim * cfg.arm_outer_threshold + ring_baseline(far, half + 1)
-        )
-        # A hand is never a lone skin-coloured cell (that is a red or orange chip): its arm joins
-        # it, and the arm comes in over the edge (a line of flipped chips under warm light is
-        # skin-coloured too, but nothing crosses the edge to it).
-        body = changed | skin | moving
-        skin &= region_sizes(body) >= cfg.hand_min_cells
-        reach = self._absorb_still_margin(co_norm, reach, moving | skin, changed, t)
-        arm = changed & reach
-        skin &= regions_touching(body, reach)
-        seeds = moving | skin | arm
+        skin, seeds = self._hands(co, co_norm, changed, moving, t)
         hand = dilate_cells(skin, cfg.occlusion_grow)
         board_wide = max(float((changed & ~hand).mean()), float(moving.mean()))
         if self._wide is not None or board_wide >= cfg.global_fraction:
@@ -592,6 +582,47 @@ class BoardTracker:
         return self._update(t, state, committed=committed, labels=labels, unknown=unknown | unread,
                             message=doubt if t < self._fit_doubt_until else "")
 
+    def _hands(self, co: np.ndarray, co_norm: np.ndarray, changed: np.ndarray, moving: np.ndarray,
+               t: float) -> tuple[np.ndarray, np.ndarray]:
+        """``(skin, seeds)`` ``(10, 10)`` bool: the cells a hand covers (new skin-coloured pixels,
+        joined to an arm), and every cell a hand, an arm reaching in or motion covers. ``co``:
+        this frame's coarse board, ``co_norm`` with the light divided out; ``changed``, ``moving``:
+        the cells changed against the background and against the last frame."""
+        cfg, rf, bg = self.config, self._rectifier, self._bg
+        assert rf is not None and bg is not None
+        fresh_skin = new_skin(co, co_norm, bg.coarse, bg.skin, cfg.motion)
+        skin = cell_fraction(fresh_skin, rf, inner=cfg.motion.inner_fraction) > cfg.skin_fraction
+        reach = self._reaching_in(co_norm)
+        # A hand is never a lone skin-coloured cell (that is a red or orange chip): its arm joins
+        # it, and the arm comes in over the edge (a line of flipped chips under warm light is
+        # skin-coloured too, but nothing crosses the edge to it).
+        body = changed | skin | moving
+        skin &= region_sizes(body) >= cfg.hand_min_cells
+        reach = self._absorb_still_margin(co_norm, reach, moving | skin, changed, t)
+        arm = changed & reach
+        skin &= regions_touching(body, reach)
+        return skin, moving | skin | arm
+
+    def _reaching_in(self, co_norm: np.ndarray) -> np.ndarray:
+        """``(10, 10)`` bool: the edge cells beside which the margin outside the grid changed as
+        an arm reaching in changes it (``co_norm``: this frame's coarse board, light divided out).
+
+        Chips lie inside their cells; a change that crosses the grid's edge is an arm reaching
+        in, moving or not (a dark hand resting over a cell is no skin, nor motion). An arm crosses
+        the edge in one place, light changes the margin along a stretch of it (``ring_baseline``);
+        an arm changes the margin's outer half too, a chip overhanging the edge does not; and the
+        thresholds fall with the light, down to ``arm_light_floor``."""
+        cfg, rf, bg = self.config, self._rectifier, self._bg
+        assert rf is not None and bg is not None
+        edge, far = edge_difference(co_norm, bg.coarse, rf)
+        light = float(np.percentile(cell_mean(bg.coarse, rf, inner=cfg.motion.inner_fraction).mean(axis=2), 75))
+        dim = min(1.0, max(cfg.arm_light_floor, light / cfg.arm_light))
+        # (``far`` gives each edge cell its neighbours' value too: an arm there is two cells wider.)
+        half = cfg.arm_ring_half
+        return (edge > dim * cfg.arm_threshold + ring_baseline(edge, half)) & (
+            far > dim * cfg.arm_outer_threshold + ring_baseline(far, half + 1)
+        )
+
     def _held_by_region(self, ready: np.ndarray, waiting: np.ndarray, candidates: np.ndarray,
                         certain: np.ndarray) -> np.ndarray:
         """The ready cells whose changed region holds a cell still waiting: a region is committed
@@ -646,29 +677,13 @@ class BoardTracker:
             & lasted(stable_for, cfg.patient_seconds)
             & (readings.frames >= 2)
         )
-        # Each cell's own empty look, where known: within ``change_keep_threshold`` of it a cell
-        # looks as it did empty; beyond ``change_threshold`` it does not. (A light that clips the
-        # cards moves every empty cell from its empty look alike, and the gain does not divide
-        # that out: the empty cells' median distance, the light's share, is allowed for in the
-        # latter, as one adds to the other in quadrature. Game 154001: after a lamp, every empty
-        # cell stood 9 from its empty look, and a chip taken off could never be committed.)
-        as_empty = looks_empty = None
-        known = self._empty.known
-        if self._empty.coarse is not None and read_cells.any():
-            from_empty = self._structure(co_norm, self._empty.coarse)
-            as_empty = known & (from_empty < cfg.change_keep_threshold)
-            empties = known & (self.committed == "empty")
-            drift = float(np.median(from_empty[empties])) if empties.any() else 0.0
-            looks_empty = known & (from_empty < math.hypot(cfg.change_threshold, drift))
-            looks_empty |= self._chip_taken_off(from_empty, change, owed) & sure
+        looks = self._against_empty_looks(co_norm, change, owed, sure) if read_cells.any() else None
+        if looks is not None:
             # An "empty" reading of a cell that looks as it did empty needs no patience (the
-            # reader is unsure of every cell glare clipped: a chip taken off an over-exposed mat),
-            # the light's drift allowed for here too, as this only confirms the reader (game
-            # 170001: after a lamp, a chip taken off read empty just under 0.5, 6.1 from its empty look
-            # with the empty cells at 6.2; hands coming back kept it waiting 6.9 s, and the next
-            # two moves reached the engine before it).
-            near_empty = known & (from_empty < math.hypot(cfg.change_keep_threshold, drift))
-            sure |= near_empty & (readings.label == "empty") & (readings.conf >= cfg.min_confidence_patient)
+            # reader is unsure of every cell glare clipped: a chip taken off an over-exposed mat;
+            # game 170001: after a lamp, a chip taken off read empty just under 0.5; hands coming
+            # back kept it waiting 6.9 s, and the next two moves reached the engine before it).
+            sure |= looks.near & (readings.label == "empty") & (readings.conf >= cfg.min_confidence_patient)
         # A white reading of a chip in a completed sequence is the flip the players owe: it needs
         # no patience either (on an over-exposed mat the reader is unsure of every white chip, and
         # hands passing by kept restarting the wait for 18 s: game 153002).
@@ -683,12 +698,12 @@ class BoardTracker:
         # in a line being turned: white on a white card looks much like the card. (What would
         # still count as changed against the empty look, ``change_keep_threshold``, is no empty
         # look: a dark chip in dim light is that faint.)
-        if as_empty is not None and looks_empty is not None and ready.any():
-            unseen = self._unseen_flips(ready, as_empty, turned_white)
+        if looks is not None and ready.any():
+            unseen = self._unseen_flips(ready, looks.same, turned_white)
             readings.label[unseen] = "flipped"
             turned_white |= unseen
-            readings.label[ready & as_empty & ~turned_white] = "empty"
-            doubtful = ready & (readings.label == "empty") & known & ~looks_empty
+            readings.label[ready & looks.same & ~turned_white] = "empty"
+            doubtful = ready & (readings.label == "empty") & self._empty.known & ~looks.alike
             ready &= ~doubtful
             # Long doubtful: a look the reader cannot name (a white chip read as empty): keep the label.
             stale = doubtful & lasted(stable_for, cfg.patient_seconds)
@@ -706,24 +721,8 @@ class BoardTracker:
         # over a yellow chip and the empty cells beside it, all read red).
         differs = (readings.label != self.committed) & ~turned_white
         new_chips = ready & differs & ~np.isin(readings.label, ("empty", "free"))
-        # So is a new chip in a wide changed region: a hand whose arm came in at a corner and lay
-        # along the margin (taken for light there) changes many cells, and only one of them
-        # reads as a new chip; the chips it covers read as they were (game 175006 of
-        # ``live_accuracy``: such a hand over eight cells was committed as a red chip). Changed
-        # past the threshold, not held: a hand just gone leaves cells held a while (game 172000:
-        # seven held cells touching a new chip held it back 2.3 s).
-        wide = region_sizes(candidates & self._changed) > cfg.blob_region_cells
-        # A new chip read with certainty whose cell cleared well before its new neighbour's is the
-        # earlier of two moves, whose reading the second move's hand kept back: it goes first, the
-        # later one after it (game 181002 at 5 frames a second: two such chips held each other
-        # back while hands kept coming, for 98 s). An unsure one may be a hand that shifted.
         certain = readings.conf >= cfg.blob_apart_confidence
-        crowded = (
-            touching_not_later(new_chips, self._first_clear, cfg.blob_together_seconds)
-            | (region_sizes(new_chips) > 1) & ~certain
-            | wide
-        )
-        ready &= ~(new_chips & crowded & ~lasted(stable_for, cfg.blob_hold_seconds))
+        ready &= ~(self._crowded(new_chips, candidates, certain) & ~lasted(stable_for, cfg.blob_hold_seconds))
         if not ready.any():
             return None
         # A changed region is committed whole: never half a flip of five chips. (An empty cell
@@ -752,6 +751,14 @@ class BoardTracker:
             ready &= ~several
         if not ready.any():
             return None
+        return self._commit(frame, norm, co_norm, ready)
+
+    def _commit(self, frame: np.ndarray, norm: np.ndarray, co_norm: np.ndarray, ready: np.ndarray
+                ) -> list[list[str]] | None:
+        """Commit the ``ready`` cells' readings: their look becomes the background, a cell
+        become empty teaches its empty look, and the new board (None if nothing changed)."""
+        assert self.committed is not None
+        readings = self._readings
         self._absorb(norm, ready)
         new = self.committed.copy()
         new[ready] = readings.label[ready]
@@ -771,6 +778,53 @@ class BoardTracker:
         self._last_still_frame = frame.copy()
         self._ref_cache = None
         return _grid(new)
+
+    def _against_empty_looks(self, co_norm: np.ndarray, change: np.ndarray, owed: np.ndarray,
+                             sure: np.ndarray) -> EmptyLookCheck | None:
+        """Each cell compared with its own empty look, where known (None: none is). Within
+        ``change_keep_threshold`` of it a cell looks as it did empty; beyond ``change_threshold``
+        it does not. (A light that clips the cards moves every empty cell from its empty look
+        alike, and the gain does not divide that out: the empty cells' median distance, the
+        light's share, is allowed for in the latter, as one adds to the other in quadrature.
+        Game 154001: after a lamp, every empty cell stood 9 from its empty look, and a chip taken
+        off could never be committed.) A chip read ``sure``ly taken off counts as looking empty
+        (``_chip_taken_off``; ``owed``: the chips of a completed sequence, to be turned)."""
+        cfg, looks = self.config, self._empty
+        if looks.coarse is None:
+            return None
+        from_empty = self._structure(co_norm, looks.coarse)
+        empties = looks.known & (self.committed == "empty")
+        drift = float(np.median(from_empty[empties])) if empties.any() else 0.0
+        alike = looks.known & (from_empty < math.hypot(cfg.change_threshold, drift))
+        return EmptyLookCheck(
+            same=looks.known & (from_empty < cfg.change_keep_threshold),
+            alike=alike | (self._chip_taken_off(from_empty, change, owed) & sure),
+            # (the light's drift allowed for here too: this only confirms an "empty" reading)
+            near=looks.known & (from_empty < math.hypot(cfg.change_keep_threshold, drift)),
+        )
+
+    def _crowded(self, new_chips: np.ndarray, candidates: np.ndarray, certain: np.ndarray) -> np.ndarray:
+        """The ``new_chips`` that may be a hand resting still rather than moves: touching another
+        new chip that cleared of hands about as early (``blob_together_seconds``), or touching
+        one and not ``certain``, or in a wide changed region.
+
+        A new chip read with certainty whose cell cleared well before its new neighbour's is the
+        earlier of two moves, whose reading the second move's hand kept back: it goes first, the
+        later one after it (game 181002 at 5 frames a second: two such chips held each other
+        back while hands kept coming, for 98 s). An unsure one may be a hand that shifted.
+        A wide region: a hand whose arm came in at a corner and lay along the margin (taken for
+        light there) changes many cells, and only one of them reads as a new chip; the chips it
+        covers read as they were (game 175006 of ``live_accuracy``: such a hand over eight cells
+        was committed as a red chip). Changed past the threshold, not held: a hand just gone
+        leaves cells held a while (game 172000: seven held cells touching a new chip held it
+        back 2.3 s)."""
+        cfg = self.config
+        wide = region_sizes(candidates & self._changed) > cfg.blob_region_cells
+        return new_chips & (
+            touching_not_later(new_chips, self._first_clear, cfg.blob_together_seconds)
+            | (region_sizes(new_chips) > 1) & ~certain
+            | wide
+        )
 
     def _unseen_flips(self, ready: np.ndarray, as_empty: np.ndarray, turned_white: np.ndarray) -> np.ndarray:
         """Among ``ready`` cells that look as their empty card (``as_empty``), the chips of a
