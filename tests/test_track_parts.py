@@ -3,13 +3,16 @@ background and empty looks it compares frames with, and when it searches for the
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import cv2
 import numpy as np
 import pytest
 
 from engine.layout import SIZE
 from vision.background import Background, EmptyLooks
 from vision.board_wide import BoardWideChange, QuietClock
-from vision.motion import MotionConfig, Rectifier
+from vision.motion import MotionConfig, Rectifier, align
 from vision.track_config import TrackConfig
 from vision.track_readings import CellReadings
 from vision.track_search import SearchSchedule
@@ -156,3 +159,21 @@ def test_a_board_wide_change_restarts_its_stillness_when_anything_moves() -> Non
     assert wide.light_settled(lamp, hand=False, config=cfg)
     assert not wide.light_settled(lamp, hand=True, config=cfg)
     assert not wide.light_settled(lamp + np.eye(SIZE) * 40.0, hand=False, config=cfg)  # cells changed since
+
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_a_board_knocked_a_degree_round_is_aligned_where_the_phase_peak_points_elsewhere() -> None:
+    """The tracker's rectified boards (grey) either side of a knock that turned a dim board 1.3
+    degrees and moved it a third of a cell (game 198301 of ``live_accuracy --fps 7.5``, frames 87
+    and 91, as ``BoardTracker._realign`` passed them). The phase correlation has no peak there and
+    points 13 px away, where the cards' period holds the fit at 0.33 and the re-lock was refused;
+    from no shift it finds the move (3.4 px across, 0.2 down) at 0.99."""
+    before, after = (cv2.imread(str(DATA / f"knocked_board_{name}.png"), cv2.IMREAD_GRAYSCALE).astype(np.float32)
+                     for name in ("before", "after"))
+    found = align(after, before, MotionConfig())
+    assert found is not None
+    warp, correlation = found
+    assert correlation > 0.95
+    assert np.allclose(warp[:2, 2], [3.4, 0.2], atol=0.5)
