@@ -221,6 +221,56 @@ def test_a_removal_and_a_chip_of_the_team_not_to_play_keep_the_removal_first():
     assert not alerts(out) and game.turn == "blue"
 
 
+def test_missed_turns_with_a_chip_taken_off_among_them_are_those_turns_in_order():
+    """The camera could not read part of the board for a while (game 198300 of
+    ``live_accuracy``): yellow put a chip down, red one, blue took a yellow chip off with a
+    one-eyed jack, and yellow put one down again; all four reach the engine at once. Only one
+    order of turns explains them (red cannot have taken the chip off: blue then had no move)."""
+    game = Game(["yellow", "red", "blue"], edition="jumbo")
+    table = Table(game)
+    table.play((3, 7))  # yellow
+    table.play((4, 4))  # red
+    table.play((6, 2))  # blue
+    assert game.turn == "yellow"
+    out = table.set((8, 6), "yellow").set((0, 1), "red").set((3, 7), "empty").set((3, 5), "yellow").look()
+    assert not alerts(out)
+    assert [(e.type, e.team) for e in out] == [
+        ("placed", "yellow"), ("placed", "red"), ("removed", "yellow"), ("placed", "yellow")]
+    assert {e.cell for e in out if e.type == "placed"} == {(8, 6), (0, 1), (3, 5)}
+    assert game.turn == "red" and game.board.chip((3, 7)) is None
+    game.undo()  # each is its own turn
+    assert game.turn == "yellow" and game.board.chip((3, 7)) is None
+    assert sum(game.board.chip(c) is not None for c in ((8, 6), (3, 5))) == 1
+
+
+def test_missed_turns_that_fit_two_orders_stay_an_alert():
+    """Blue to play; a blue chip and a green one appear and a green chip is gone: blue may have
+    put its chip down, green its, and blue taken the green chip off, or blue taken it off first.
+    The camera cannot tell which, so nothing is guessed."""
+    game = Game()
+    table = Table(game)
+    table.play((2, 2))  # blue
+    table.play((5, 5))  # green
+    assert game.turn == "blue"
+    out = table.set((3, 3), "blue").set((6, 6), "green").set((5, 5), "empty").look()
+    assert alerts(out) == [ev.MULTIPLE_PLACED]
+    assert game.board.chip((3, 3)) is None and game.board.chip((6, 6)) is None
+
+
+def test_missed_turns_that_would_take_off_a_chip_just_locked_stay_an_alert():
+    """Blue's new chip completes a line through the chip red took off: in the one order the
+    turns allow, that chip was locked when red took it, which the rules forbid. Nothing is
+    guessed."""
+    game = Game(["blue", "green", "red"])
+    table = Table(game)
+    for cell in ((1, 1), (5, 5), (7, 7), (1, 2), (6, 5), (8, 8), (1, 3), (7, 5), (2, 8), (1, 5), (4, 0), (3, 8)):
+        table.play(cell)
+    assert game.turn == "blue"
+    out = table.set((1, 4), "blue").set((3, 0), "green").set((1, 3), "empty").look()
+    assert alerts(out) == [ev.MULTIPLE_PLACED]
+    assert game.board.chip((1, 4)) is None and game.board.chip((3, 0)) is None
+
+
 def test_new_chips_of_one_team_at_once_stay_an_alert():
     game = Game(["blue", "green", "red"])
     table = Table(game)
