@@ -755,8 +755,8 @@ class BoardTracker:
 
     def _commit(self, frame: np.ndarray, norm: np.ndarray, co_norm: np.ndarray, ready: np.ndarray
                 ) -> list[list[str]] | None:
-        """Commit the ``ready`` cells' readings: their look becomes the background, a cell
-        become empty teaches its empty look, and the new board (None if nothing changed)."""
+        """Commit the ``ready`` cells' readings: their look becomes the background, a cell that
+        became empty teaches its empty look; the new board (None if nothing changed)."""
         assert self.committed is not None
         readings = self._readings
         self._absorb(norm, ready)
@@ -1091,10 +1091,10 @@ class BoardTracker:
             self._wide = None
             return None
         waiting = self._update(t, "occluded", message="board covered")
-        settled = wide.light_settled(change, hand=hand, config=cfg)
         if lasted(still, cfg.relight_after_seconds) or (lasted(still, cfg.relight_settle_seconds) and (
             (wide.unmoved and lasted(wide.quiet.total, cfg.relight_quiet_seconds))
-            or changed_alike(change, cfg.relight_even_spread, settled=settled)
+            or changed_alike(change, cfg.relight_even_spread,
+                             settled=wide.light_settled(change, hand=hand, config=cfg))
         )):
             if self._blown(rect):
                 return self._update(t, "occluded", message=TOO_BRIGHT)
