@@ -56,8 +56,9 @@ from benchmarks.fit_loop import (
 )
 from engine.layout import SIZE
 from vision.geometry import apply_homography, grid_homography
-from vision.locate import LocateConfig, _placed_turns, _turns_told
+from vision.locate_config import LocateConfig
 from vision.orient import ink_lattice, lattice_pattern_z, with_twin_cards
+from vision.placement import placed_turns, turns_told
 from vision.sim import random_spec, render
 from vision.turn_net import MODEL_PATH, NOT_PLACED, SIDE, TurnNet, standardised, turned
 
@@ -102,8 +103,8 @@ def told_by_cues(frame: np.ndarray, corners: np.ndarray) -> bool:
     lattice = ink_lattice(frame, ext.astype(np.float32), config.ink.cell_px, cells)
     z, _ = lattice_pattern_z(lattice, config.ink, cells=cells, white_border=r)
     z = with_twin_cards(z, lattice, config.ink, cells=cells)
-    turns = _placed_turns(lattice, r, z, (r, r), config, config.ink)
-    return bool(_turns_told(turns, config) and int(np.argmax(turns)) == 0)
+    turns = placed_turns(lattice, r, z, (r, r), config, config.ink)
+    return bool(turns_told(turns, config) and int(np.argmax(turns)) == 0)
 
 
 def _bent(rng: np.random.Generator, near: np.ndarray) -> np.ndarray:

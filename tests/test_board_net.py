@@ -10,8 +10,9 @@ from plain_outlines import plain_outlines
 
 from vision.board_net import BoardNetConfig, BoardView, board_input, load_board_net
 from vision.geometry import GRID_CORNERS_UV, apply_homography, grid_homography
-from vision.locate import LocateConfig, _accepted, ink_match, locate_grid
+from vision.locate import LocateConfig, locate_grid
 from vision.outlines import mask_quads
+from vision.placement import accepted, ink_match
 from vision.sim import random_spec, render
 
 GINGHAM = (6104, "classic")
@@ -84,9 +85,9 @@ def test_the_card_area_places_a_grid_whose_print_is_too_faint_to(seed, edition):
     h = grid_homography(scene.corners.astype(np.float32))
     off = apply_homography(h, GRID_CORNERS_UV + np.array([1.0, -1.0])).astype(np.float32)
     config = LocateConfig()
-    assert not _accepted(ink_match(scene.frame, off, config, gray=gray), config)
+    assert not accepted(ink_match(scene.frame, off, config, gray=gray), config)
     placed = ink_match(scene.frame, off, config, gray=gray, board=load_board_net().view(scene.frame))
-    assert _accepted(placed, config) and placed.framed
+    assert accepted(placed, config) and placed.framed
     assert _cells_off(placed.corners, scene.corners) < 0.05
 
 
@@ -98,7 +99,7 @@ def test_the_card_area_does_not_place_a_grid_whose_turn_the_print_does_not_tell(
     plain = LocateConfig()
     config = replace(plain, ink=replace(plain.ink, turn_net_sure=0.0))
     match = ink_match(scene.frame, scene.corners, config, gray=gray, board=load_board_net().view(scene.frame))
-    assert not _accepted(match, config) and not match.framed
+    assert not accepted(match, config) and not match.framed
 
 
 @pytest.mark.parametrize("seed", [6014, 6124])

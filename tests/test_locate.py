@@ -151,7 +151,7 @@ def test_print_density_outlines_a_small_board_on_a_pale_table():
 
 def test_ink_places_a_lattice_registered_whole_cells_off(scenes):
     from vision.geometry import GRID_CORNERS_UV, apply_homography, grid_homography
-    from vision.locate import ink_match
+    from vision.placement import ink_match
 
     scene = scenes[(2, "classic")]
     truth = order_as_seen(scene.corners)
@@ -165,19 +165,20 @@ def test_ink_places_a_lattice_registered_whole_cells_off(scenes):
 
 def test_corner_order_of_a_candidate_does_not_matter(scenes):
     # Candidates come clockwise or mirrored (from line segments); both must read the layout.
-    from vision.locate import _leaders, _register_leaders
+    from vision.leaders import rank_leaders
+    from vision.locate import _register_leaders
 
     scene = scenes[(1, "classic")]
     gray = cv2.cvtColor(scene.frame, cv2.COLOR_BGR2GRAY)
     white = whiteness(scene.frame)
     mirrored = order_as_seen(scene.corners)[[0, 3, 2, 1]]
-    leaders = _leaders(scene.frame, [mirrored], LocateConfig())
+    leaders = rank_leaders(scene.frame, [mirrored], LocateConfig())
     match = _register_leaders(scene.frame, gray, white, None, leaders, LocateConfig())
     assert match is not None and match.z > LocateConfig().min_z
 
 
 def test_refine_corners_brings_a_few_pixels_off_back_onto_the_card_gaps():
-    from vision.locate import refine_corners
+    from vision.settle import refine_corners
 
     scene = render(random_spec(3004, edition="classic", difficulty="easy"))
     off = scene.corners + np.array([[3.0, -2.0], [-2.5, 2.0], [2.0, 3.0], [-3.0, -2.5]], np.float32)
@@ -192,7 +193,7 @@ def test_a_grid_bent_most_of_a_cell_at_one_corner_is_pulled_onto_the_gaps():
     """A rough grid whose far corner is 0.6 cells off (a cup on it, a blurred edge) must come
     back onto the card gaps: the gap fit measures only across each line, so the misplaced
     along-positions of its samples do not bend the fit."""
-    from vision.locate import refine_corners
+    from vision.settle import refine_corners
 
     scene = render(random_spec(3006, edition="jumbo", difficulty="normal", chip_density=0.0))
     cell = np.linalg.norm(scene.corners[1] - scene.corners[0]) / 10
@@ -208,7 +209,7 @@ def test_where_the_card_gaps_end_places_the_grid(scenes, shift):
     the gaps end at the board's edge and say which whole-cell shift is the board."""
     from vision.geometry import GRID_CORNERS_UV, apply_homography, grid_homography
     from vision.lattice import lattice_extent
-    from vision.locate import ink_match
+    from vision.placement import ink_match
 
     scene = scenes[(1, "jumbo")]
     gray = cv2.cvtColor(scene.frame, cv2.COLOR_BGR2GRAY)
@@ -223,17 +224,18 @@ def test_where_the_card_gaps_end_places_the_grid(scenes, shift):
 
 
 def test_no_visible_lattice_places_nothing():
-    from vision.locate import _placed_by_gaps
+    from vision.placement import placed_by_gaps
 
     blank = np.full((480, 640), 128, np.uint8)
     quad = np.array([[100, 100], [500, 100], [500, 400], [100, 400]], np.float32)
-    assert _placed_by_gaps(blank, quad, 2, LocateConfig()) is None
+    assert placed_by_gaps(blank, quad, 2, LocateConfig()) is None
 
 
 def test_the_final_fit_pulls_a_corner_bent_over_a_cell_back_when_the_gaps_place_it():
     """A candidate right at three corners and 1.3 cells off at the fourth passes the ink test;
     the gaps over most of the board still give the true lattice, and where they end places it."""
-    from vision.locate import InkMatch, _finish
+    from vision.locate import _finish
+    from vision.placement import InkMatch
 
     scene = render(random_spec(3008, edition="classic", difficulty="easy", chip_density=0.0))
     gray = cv2.cvtColor(scene.frame, cv2.COLOR_BGR2GRAY)
@@ -252,7 +254,7 @@ def test_a_glare_spot_does_not_hide_the_print():
     layout, so the board is found and placed where it is."""
     from dataclasses import replace
 
-    from vision.locate import ink_match
+    from vision.placement import ink_match
     from vision.sim import GameSpec, simulate_game
 
     spec = GameSpec(seed=204, edition="jumbo", teams=("yellow", "red", "blue"), fps=15, size=(1280, 720), max_moves=2)
@@ -272,7 +274,7 @@ def test_a_board_covered_in_chips_is_found_when_its_turns_differ_clearly():
     """Chips cover most cards, so little print is left to read (ink z about 2.5). The card gaps
     place the grid edge to edge, and the layout's best turn beats the other three by over 2 z:
     that is the board, however faint."""
-    from vision.locate import ink_match
+    from vision.placement import ink_match
 
     scene = render(random_spec(1003, edition="classic", difficulty="normal"))
     gray = cv2.cvtColor(scene.frame, cv2.COLOR_BGR2GRAY)
@@ -293,7 +295,7 @@ def test_the_free_corners_place_a_grid_the_card_gaps_cannot():
     only the turns are in question."""
     from dataclasses import replace
 
-    from vision.locate import ink_match
+    from vision.placement import ink_match
 
     scene = render(random_spec(1012, edition="jumbo", difficulty="normal"))
     gray = cv2.cvtColor(scene.frame, cv2.COLOR_BGR2GRAY)
@@ -615,15 +617,15 @@ def test_the_corner_network_may_move_an_outline_drawn_over_part_of_the_cards_to_
     corner network moves them onto the whole grid: 7 to 12 of the short outline's small cells,
     3.5 to 4.8 of the grid's. Measured in the grid's cells that is a look at this
     board, and the climb from there finds it and turns it right."""
-    import vision.locate as locate
     from vision.geometry import apply_homography, grid_homography
+    from vision.settle import move_in_nearer_cells
 
     scene = render(random_spec(28215, edition="jumbo", difficulty="hard"))
     true = order_as_seen(scene.corners.astype(np.float32))
     lower_rows = np.array([[0, 6], [10, 6], [10, 10], [0, 10]], np.float64)  # (the lower four rows)
     short = apply_homography(grid_homography(true), lower_rows).astype(np.float32)
-    assert locate._move_in_nearer_cells(short, true) == pytest.approx(6.0, abs=0.01)  # (15 of the short cells)
-    assert locate._move_in_nearer_cells(true, short) == pytest.approx(6.0, abs=0.01)
+    assert move_in_nearer_cells(short, true) == pytest.approx(6.0, abs=0.01)  # (15 of the short cells)
+    assert move_in_nearer_cells(true, short) == pytest.approx(6.0, abs=0.01)
     assert_found_and_turned(scene, 0.25 * CELL)
 
 
@@ -672,9 +674,9 @@ def test_a_board_whose_print_is_plain_is_kept_whatever_the_turn_network_says(mon
     test stands, and only a grid whose ink is faint is dropped on the network's word."""
     from dataclasses import replace
 
-    import vision.locate as locate
+    import vision.net_verdict as net_verdict
 
-    monkeypatch.setattr(locate, "ask_turn_net", lambda *a, **k: np.array([0.0, 0.0, 0.0, 0.0, 1.0]))
+    monkeypatch.setattr(net_verdict, "ask_turn_net", lambda *a, **k: np.array([0.0, 0.0, 0.0, 0.0, 1.0]))
     scene = scenes[(4, "classic")]
     fit = locate_grid(scene.frame)
     assert fit and fit.details["ink_z"] >= LocateConfig().net_overruled_z
@@ -719,13 +721,13 @@ def test_the_empty_board_search_lets_the_turn_network_refuse_a_grid_on_the_table
     lattice of gaps, which places a grid there whose ink then passes the placed test by chance.
     The empty-board search may not let the network tell turns, but the network still refuses
     that grid, and the search goes on to the board."""
-    import vision.locate as locate
+    import vision.net_verdict as net_verdict
 
     empty = render(random_spec(6186, edition="classic", difficulty="hard"), empty=True)
     config = LocateConfig.for_empty_board()
     fit = locate_grid(empty.frame, config=config)
     assert fit and corner_error(fit.corners, order_as_seen(empty.corners)) < 0.02
-    monkeypatch.setattr(locate, "ask_turn_net", lambda *a, **k: np.array([1.0, 0.0, 0.0, 0.0, 0.0]))
+    monkeypatch.setattr(net_verdict, "ask_turn_net", lambda *a, **k: np.array([1.0, 0.0, 0.0, 0.0, 0.0]))
     fooled = locate_grid(empty.frame, config=config)
     assert fooled and corner_error(fooled.corners, order_as_seen(empty.corners)) > 0.5
 

@@ -36,6 +36,7 @@ from vision.geometry import (
 from vision.glare import glare_cells
 from vision.locate import LocateConfig, locate_grid
 from vision.roundness import RoundnessConfig, chip_roundness, edition_by_roundness, sure_chips
+from vision.settle import refine_corners, settle_corners
 from vision.teams import TeamsPrior, with_teams_in_play
 from vision.warp import check_frame, corners_in_frame
 
@@ -56,7 +57,7 @@ class DetectConfig:
     frame itself is searched)."""
     given_snap_cells: float = 0.5
     """Corners given by hand are finished as a located grid is (the card-gap fit, else the fine
-    corner network: ``vision.locate.settle_corners``), moving at most this many cells (0: taken
+    corner network: ``vision.settle.settle_corners``), moving at most this many cells (0: taken
     exactly as given). A click on a photo is rarely exact, and a
     quarter cell off puts the chips near the grid's far edges on the cell lines (on 30 normal
     frames, seeds 17000-17029, 0.94 % of the cells read wrong); farther off than half a cell,
@@ -366,7 +367,6 @@ def _place(
 def _snapped(frame: np.ndarray, corners: np.ndarray, config: DetectConfig) -> np.ndarray:
     """Given ``corners`` brought onto the cards as a located grid is finished
     (``settle_corners``), by at most ``given_snap_cells`` at any corner."""
-    from vision.locate import settle_corners
 
     most = config.given_snap_cells
     snap = replace(config.locate, max_refine_move_cells=most, polish_max_move=most)
@@ -391,7 +391,6 @@ def _relocated(frame: np.ndarray, ref_frame: np.ndarray, ref_place: _Placement, 
     except ValueError as exc:  # a reference with too little texture to match
         fit, reason = None, str(exc)
     if fit:
-        from vision.locate import refine_corners
 
         with _timed(timings, "relocate"):
             found = refine_corners(frame, np.asarray(fit.corners, np.float32))

@@ -25,57 +25,30 @@ Where the card gaps or the card area the board network sees (``vision.board_net`
 whole-cell placement, only the four turns are in question, and a weaker ink (with the court
 cards' art) suffices: under glare or most cards under chips the print shows too little for
 the full test, while the board's outline still shows where it lies.
+
+This module is the search; its parts live beside it: ranking the rough candidates
+(``vision.leaders``), placing a lattice by the print and the test for it (``vision.placement``),
+the turn network's word on a grid (``vision.net_verdict``), whether corners can be a grid at all
+(``vision.plausible``), and the last fraction of a cell (``vision.settle``).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import cv2
 import numpy as np
 
 from engine.layout import SIZE
-from vision.board_net import BoardView, load_board_net
-from vision.corner_net import FINE, REACH, CornerView, load_corner_net
-from vision.geometry import (
-    GRID_CORNERS_UV,
-    GridFit,
-    apply_homography,
-    check_frame,
-    edition_aspect,
-    grid_diagonal,
-    grid_homography,
-    guess_edition,
-    is_convex,
-    metric_aspect,
-    order_as_seen,
-    roll_rows,
-)
-from vision.lattice import (
-    align_lattice,
-    lattice_candidates,
-    lattice_contrast,
-    lattice_extent,
-    lattice_support,
-    refine_grid_homography,
-)
+from vision.board_net import load_board_net
+from vision.corner_net import REACH
+from vision.geometry import GridFit, check_frame, edition_aspect, grid_homography, guess_edition, order_as_seen
+from vision.lattice import align_lattice, lattice_candidates, lattice_support
+from vision.leaders import lattice_leaders, rank_leaders, same_placement
 from vision.locate_config import LocateConfig
 from vision.net_climb import climb, net_odds
-from vision.orient import (
-    OrientConfig,
-    ask_turn_net,
-    free_corner_scores,
-    given_placed,
-    ink_lattice,
-    lattice_pattern_z,
-    net_turn,
-    sure_turn,
-    sure_turn_given_placed,
-    with_court_art,
-    with_twin_cards,
-)
+from vision.net_verdict import NetVerdict, net_verdict
 from vision.outlines import (
     blob_quads,
     lattice_hypotheses,
@@ -87,7 +60,9 @@ from vision.outlines import (
     with_hypotheses,
     zoomed_quads,
 )
-from vision.turn_net import NOT_PLACED
+from vision.placement import InkMatch, accepted, better, evidence, ink_match
+from vision.plausible import edges_crossed, implausibility, plausible
+from vision.settle import corner_net_look, gap_fit, move_in_nearer_cells, moved_cells, settle_seen
 
 log = logging.getLogger(__name__)
 
@@ -124,10 +99,10 @@ def locate_grid(
     if frame.ndim == 2:
         candidates = [
             c for c in with_hypotheses(outlines, raw_white, sat, config)
-            if _plausible(c, (w, h), config, aspect=False)
+            if plausible(c, (w, h), config, aspect=False)
         ]
         if config.use_segments:
-            candidates += [c for c in lattice_candidates(gray, config) if _plausible(c, (w, h), config)]
+            candidates += [c for c in lattice_candidates(gray, config) if plausible(c, (w, h), config)]
         if not candidates:
             return GridFit.failed("no board: nothing in the frame looks like a grid of cards")
         return _best_by_lattice(gray, candidates, edition, config)
@@ -152,27 +127,27 @@ def locate_grid(
     best, candidates, deferred, runners = None, [], [], []
     top = config.thorough_top if config.thorough else config.refine_top
     for number, (stage, stage_config) in enumerate(stages):
-        more = [c for c in stage() if _plausible(c, (w, h), config, aspect=False)]
+        more = [c for c in stage() if plausible(c, (w, h), config, aspect=False)]
         candidates += more
-        leaders = _leaders(frame, more, stage_config)
+        leaders = rank_leaders(frame, more, stage_config)
         deferred.append((leaders[top : config.deep_top], stage_config))
         found = _stage_result(frame, gray, white, board, leaders[:top], config, stage_config, runners)
-        if not _accepted(found, stage_config):
+        if not accepted(found, stage_config):
             # The outlines that fit the card borders best, under a stricter ink test: more
             # registrations, more chances for a wrong placement to read the layout by chance.
             strict = replace(stage_config, min_z=max(stage_config.min_z, config.lattice_min_z))
-            extra = _lattice_leaders(white, more, leaders[:top], config)
-            found = _better(found, _stage_result(frame, gray, white, board, extra, config, strict, runners), config)
-        best = _better(best, found, config)
+            extra = lattice_leaders(white, more, leaders[:top], config)
+            found = better(found, _stage_result(frame, gray, white, board, extra, config, strict, runners), config)
+        best = better(best, found, config)
         # A weak pass from the outlines alone may be a lattice bent off the cards in one
         # corner; the grids fitted inside the outlines are tried before settling for it,
         # unless the card gaps have placed it with the ink clear too (then it lies on the
         # lattice, edge to edge: gaps placing a board's outline, margin and all, read z 3.9).
         weak_pass_ok = not config.thorough and (number >= 1 or (best is not None and best.z >= config.full_z))
         settled = best is not None and best.placed and (number >= 1 or config.thorough or best.z >= config.min_z)
-        if _accepted(best, config) and (settled or weak_pass_ok):
+        if accepted(best, config) and (settled or weak_pass_ok):
             break
-    if not config.thorough and not _accepted(best, config):
+    if not config.thorough and not accepted(best, config):
         best = _deep_search(frame, gray, white, board, deferred, best, config, runners)
     if not candidates:
         return GridFit.failed("no board: nothing in the frame looks like a grid of cards")
@@ -182,7 +157,7 @@ def locate_grid(
     # The best placement failed (the ink fell short, or the turn network refused it): the
     # others that showed the layout at least faintly, where the network vouches for one.
     for match in _runners(runners, best, config) if best is not None else []:
-        if _net_verdict(frame, match.corners, config).vouches:
+        if net_verdict(frame, match.corners, config).vouches:
             rescued = _conclude(frame, gray, white, board, match, edition, config)
             if rescued:
                 return rescued
@@ -300,39 +275,10 @@ def _placed_by_climbing(frame, gray, white, quad: np.ndarray, config: LocateConf
     aligned_odds = net_odds(frame, aligned)
     if aligned_odds >= odds - config.climb_slack:
         corners, odds = aligned.astype(np.float32), max(aligned_odds, 0.0)
-    gaps, _, _ = _gap_fit(gray, corners, config)
+    gaps, _, _ = gap_fit(gray, corners, config)
     if gaps is not None and net_odds(frame, gaps) >= odds - config.climb_slack:
         corners = gaps.astype(np.float32)
     return corners
-
-
-def settle_corners(frame: np.ndarray, corners: np.ndarray, config: LocateConfig = LocateConfig()) -> np.ndarray:
-    """A grid's ``corners`` ``(4, 2)`` (any order) brought the last fraction of a cell onto the
-    cards, as a located grid is finished: fitted to the card gaps, or where the gaps do not
-    register it (blurred, washed out), moved where the fine corner network sees the corners.
-    Neither moves a corner farther than ``max_refine_move_cells`` / ``polish_max_move``."""
-    frame = check_frame(frame)
-    gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    seen = order_as_seen(corners)
-    settled = np.asarray(_settled(frame, gray, seen, config), np.float32)
-    given = np.asarray(corners, np.float32).reshape(4, 2)
-    return settled[[int(np.argmin(np.linalg.norm(seen - p, axis=1))) for p in given]]
-
-
-def _settled(frame: np.ndarray, gray: np.ndarray, corners: np.ndarray, config: LocateConfig) -> np.ndarray:
-    """``settle_corners`` for corners as seen, the frame's grey already made."""
-    again, _, _ = _gap_fit(gray, corners, config)
-    return again if again is not None else _polished(frame, corners, config)
-
-
-def _polished(frame: np.ndarray, corners: np.ndarray, config: LocateConfig) -> np.ndarray:
-    """``corners`` ``(4, 2)`` moved where the fine corner network (``vision.corner_net.FINE``)
-    sees the grid's corners after ``polish_looks`` looks; as they were where it moves one
-    farther than ``polish_max_move`` cells (it is then not looking at this grid) or fails."""
-    moved = _corner_net_look(frame, corners, FINE, config.polish_looks)
-    if moved is None or _moved_cells(moved, corners) > config.polish_max_move:
-        return corners
-    return moved
 
 
 def _climb_starts(frame: np.ndarray, quad: np.ndarray, config: LocateConfig) -> list[np.ndarray]:
@@ -340,35 +286,11 @@ def _climb_starts(frame: np.ndarray, quad: np.ndarray, config: LocateConfig) -> 
     (``vision.corner_net``, ``corner_looks`` times) sees the grid's corners, then as drawn
     (about one outline in twenty that lies within a cell, the network moves farther off).
     Only as drawn where the network moves a corner more than ``corner_max_move`` cells
-    (``_move_in_nearer_cells``) or folds the outline."""
-    moved = _corner_net_look(frame, quad, REACH, config.corner_looks)
-    if moved is None or _move_in_nearer_cells(quad, moved) > config.corner_max_move:
+    (``move_in_nearer_cells``) or folds the outline."""
+    moved = corner_net_look(frame, quad, REACH, config.corner_looks)
+    if moved is None or move_in_nearer_cells(quad, moved) > config.corner_max_move:
         return [quad]
     return [order_as_seen(moved), quad]
-
-
-def _move_in_nearer_cells(a: np.ndarray, b: np.ndarray) -> float:
-    """How far the grid ``b`` ``(4, 2)`` lies from the grid ``a`` at its farthest corner, in
-    cells of whichever of the two grids makes it nearer: an outline drawn over only part of the
-    cards (a network's card area with a hole) has cells far smaller than the grid's, one drawn
-    around the margin larger. (``_moved_cells`` measures small moves in one mean cell.)"""
-    a, b = (np.asarray(q, np.float64) for q in (a, b))
-    return float(min(
-        np.abs(apply_homography(np.linalg.inv(grid_homography(x.astype(np.float32))), y) - GRID_CORNERS_UV).max()
-        for x, y in ((a, b), (b, a))
-    ))
-
-
-def _corner_net_look(frame: np.ndarray, corners: np.ndarray, view: CornerView, looks: int) -> np.ndarray | None:
-    """``corners`` ``(4, 2)`` where the corner network for ``view`` sees the grid's after
-    ``looks`` looks; None where it is not asked (``looks`` 0) or gives no grid."""
-    if looks <= 0:
-        return None
-    try:
-        moved = load_corner_net(view).refine(frame, corners, looks)
-    except (ValueError, cv2.error):
-        return None
-    return moved if np.all(np.isfinite(moved)) else None
 
 
 def _runners(runners: list[InkMatch], best: InkMatch, config: LocateConfig) -> list[InkMatch]:
@@ -377,7 +299,7 @@ def _runners(runners: list[InkMatch], best: InkMatch, config: LocateConfig) -> l
     kept: list[InkMatch] = []
     for match in sorted(runners, key=lambda m: -m.z):
         seen = order_as_seen(match.corners)
-        if any(_same_placement(seen, order_as_seen(m.corners), config) for m in [best, *kept]):
+        if any(same_placement(seen, order_as_seen(m.corners), config) for m in [best, *kept]):
             continue
         kept.append(match)
         if len(kept) >= config.net_runners:
@@ -390,20 +312,20 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
     """The search's best placement as the located grid, finished to sub-pixel corners, or the
     reason it is not the board. ``by_climbing``: the turn network placed it
     (``_placed_by_climbing``), so it is the network's to vouch for, not the ink's, and it may
-    vouch on the turn alone (``_net_verdict``'s ``placed``; the fit's ``on_turn_alone``)."""
+    vouch on the turn alone (``net_verdict``'s ``placed``; the fit's ``on_turn_alone``)."""
     h, w = gray.shape
     verdict = NetVerdict(vouches=by_climbing)
-    if best is not None and not _accepted(best, config) and best.z >= config.net_min_z and not by_climbing:
+    if best is not None and not accepted(best, config) and best.z >= config.net_min_z and not by_climbing:
         # The ink shows the layout, faintly: the turn network may vouch for the grid.
         finished = _finish(frame, gray, white, board, best, replace(config, min_z=config.net_min_z))
-        verdict = _net_verdict(frame, finished.corners, config)
+        verdict = net_verdict(frame, finished.corners, config)
         if verdict.vouches:
             best = finished
-    if best is None or not (_accepted(best, config) or verdict.vouches):
+    if best is None or not (accepted(best, config) or verdict.vouches):
         z = -1.0 if best is None else best.z
         # A board cut by the picture's edge shows too little of its print: where the ink does show
         # the layout faintly (``net_min_z``), say where the grid runs out; the player can mend it.
-        cut = [] if best is None or best.z < config.net_min_z else _edges_crossed(best.corners, (w, h), 0.0)
+        cut = [] if best is None or best.z < config.net_min_z else edges_crossed(best.corners, (w, h), 0.0)
         hint = f"; the likeliest grid runs past the {' and '.join(cut)} edge of the picture" if cut else ""
         return GridFit.failed(
             f"no board: no candidate grid shows the printed red/black card pattern "
@@ -416,8 +338,8 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
         best = _finish(frame, gray, white, board, best, config)
     # The gap fit moves corners by less than its search each round: once more from where it ended.
     # Where the gaps do not register the grid (blurred, washed out), the fine corner network does.
-    best = replace(best, corners=_settled(frame, gray, best.corners, config))
-    verdict = _net_verdict(frame, best.corners, config, best.z, placed=by_climbing)
+    best = replace(best, corners=settle_seen(frame, gray, best.corners, config))
+    verdict = net_verdict(frame, best.corners, config, best.z, placed=by_climbing)
     if verdict.refuses or (by_net and not verdict.vouches):
         return GridFit.failed("no board: the turn network sees no board under the best grid", score=best.z)
     if verdict.overruled and not by_climbing:
@@ -429,7 +351,7 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
     # (a cropped photo, a lens whose centre is not the image's).
     # (A grid the free corners placed must look square too: they place, they do not shape;
     # unless the turn network, which refuses a grid bent or scaled off the cards, vouches for it.)
-    why = _implausibility(best.corners, (w, h), config, aspect=best.framed and not verdict.vouches)
+    why = implausibility(best.corners, (w, h), config, aspect=best.framed and not verdict.vouches)
     if why is not None:
         return GridFit.failed(f"no board: {why}", score=best.z)
     if best.cells < config.min_ink_cells and not verdict.vouches:
@@ -442,7 +364,7 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
     aspect = None
     if edition is None:
         edition, aspect = guess_edition(corners, (w, h))
-    z, runner = _evidence(best)
+    z, runner = evidence(best)
     score = float(np.clip((z - config.min_z) / (config.full_z - config.min_z) * 0.5 + 0.5, 0.0, 1.0))
     if verdict.vouches:  # (as sure as a grid the ink alone just accepts)
         score = max(score, 0.5)
@@ -453,253 +375,6 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
                    details={"z": z, "z_next": runner, "ink_z": best.z, "aspect": aspect,
                             "turn_probabilities": verdict.probabilities if asked else None,
                             "on_turn_alone": verdict.on_turn_alone})
-
-
-@dataclass(frozen=True)
-class NetVerdict:
-    """What the turn network says of a located grid: it ``vouches`` for it (sure of one turn,
-    so the grid lies on the cards) or ``refuses`` it (sure the board is not there)."""
-
-    vouches: bool = False
-    refuses: bool = False
-    probabilities: np.ndarray | None = None
-    """The network's ``(5,)`` probabilities the verdict came from (None: not asked), given
-    the board is there where it vouches ``on_turn_alone``."""
-    on_turn_alone: bool = False
-    """It vouches for a grid it placed itself, sure of the turn but not of the placement."""
-    overruled: bool = False
-    """It would refuse the grid, but the grid's ink shows the layout too plainly (``net_overruled_z``)."""
-
-
-def _net_verdict(frame: np.ndarray, corners: np.ndarray, config: LocateConfig, ink_z: float = -1.0,
-                 *, placed: bool = False) -> NetVerdict:
-    """The turn network's verdict on the grid ``corners`` (as seen) whose ink reads ``ink_z``;
-    none where it is not asked (``use_net`` off). It refuses no grid whose ink reads
-    ``net_overruled_z`` or more (it is ``overruled`` there), and vouches for none where it may
-    not tell turns (``turn_net_sure`` 0, as on an empty board: there it may still refuse a
-    grid). ``placed``: the network itself has placed the grid (a climb), so where it is not
-    sure of the grid but names one turn at ``climb_placed_sure``, it is asked only which turn
-    (``given_placed``; those probabilities are returned)."""
-    if not config.use_net:
-        return NetVerdict()
-    p = ask_turn_net(frame, corners, config.ink)
-    doubts = bool(p[NOT_PLACED] >= config.net_refuses)
-    refuses = doubts and ink_z < config.net_overruled_z
-    vouches = config.ink.turn_net_sure > 0 and sure_turn(p, config.ink) is not None
-    if vouches or not placed or config.climb_placed_sure <= 0 or config.ink.turn_net_sure <= 0 \
-            or sure_turn_given_placed(p, config.ink, config.climb_placed_sure) is None:
-        return NetVerdict(vouches, refuses, p, overruled=doubts and not refuses)
-    return NetVerdict(True, refuses, given_placed(p), on_turn_alone=True)
-
-
-@dataclass(frozen=True)
-class InkMatch:
-    """A grid placement and how strongly its cells show the layout's red/black print.
-
-    ``z`` is the pattern z-score of the best placement (see ``vision.orient.pattern_z``),
-    ``runner_up`` the best z of any other whole-cell placement or quarter turn, ``cells`` how
-    many cells of the placement show ink. ``placed`` says the card gaps fixed the whole-cell
-    placement (see ``lattice_extent``): then only the other turns are runners-up.
-    """
-
-    corners: np.ndarray
-    z: float
-    runner_up: float
-    cells: int
-    placed: bool = False
-    framed: bool = False
-    """The board network's card area or the free corners (not the gaps) placed it: only the
-    turns are runners-up."""
-    art_z: float | None = None
-    art_runner: float | None = None
-    """Where the ink alone did not tell the turn of a placed or framed grid and the court cards'
-    art or the turn network did (``_placed_turns``): the best and next turn's z with them joined in. They count
-    for acceptance only; placements are always ranked by the ink's ``z``."""
-
-
-def ink_match(
-    frame: np.ndarray,
-    corners: np.ndarray,
-    config: LocateConfig,
-    reach: int | None = None,
-    ink: OrientConfig | None = None,
-    gray: np.ndarray | None = None,
-    board: BoardView | None = None,
-) -> InkMatch:
-    """The whole-cell placement of a registered lattice that best shows the printed layout.
-
-    A registration lands on the card gaps but may be whole cells off (a margin or a row of
-    cards taken for the edge): the ink of a wider lattice (``reach`` cells more each side) is
-    read once and every 10x10 window of it scored against the layout. Given ``gray``, where
-    the card gaps end places the grid instead when they say so clearly; where they do not and
-    the ink alone falls short, the card area the board network sees (``board``) or the four
-    free corners may place it, and then the ink and art need only tell its turn.
-    """
-    r = config.shift_reach if reach is None else reach
-    ink = config.ink if ink is None else ink
-    h = grid_homography(np.asarray(corners, np.float32))
-    ext = apply_homography(h, np.array([[-r, -r], [SIZE + r, -r], [SIZE + r, SIZE + r], [-r, SIZE + r]], float))
-    try:
-        lattice = ink_lattice(frame, ext.astype(np.float32), ink.cell_px, SIZE + 2 * r)
-        z, rednesses = lattice_pattern_z(
-            lattice, ink, cells=SIZE + 2 * r, white_border=r, both_whites=config.ink_both_whites
-        )
-    except (ValueError, cv2.error):
-        return InkMatch(np.asarray(corners, np.float32), -1.0, -1.0, 0)
-    placed = None if gray is None or r < 1 else _placed_by_gaps(gray, corners, r, config)
-    # Unplaced, the best window over every shift and turn, against every other as runner-up.
-    dv, du, best, runner = _best_window(z)
-    clear = best >= config.min_z and best - runner >= config.min_z_margin
-    if not clear and ink.twin_cards:  # the ink alone falls short: the twin cards may tell
-        z = with_twin_cards(z, lattice, ink, cells=SIZE + 2 * r)
-        dv, du, best, runner = _best_window(z)
-        clear = best >= config.min_z and best - runner >= config.min_z_margin
-    told: dict[tuple[int, int], np.ndarray] = {}
-
-    def turns_at(window: tuple[int, int]) -> np.ndarray:
-        """``_placed_turns`` of one window, asked once: the board network's mask and the free
-        corners may frame the same window, and its turn network call is the dear part."""
-        if window not in told:
-            told[window] = _placed_turns(lattice, r, z, window, config, ink)
-        return told[window]
-
-    framed = None
-    if placed is None and board is not None and config.place_by_net and r >= 1 and not clear:
-        framed = _placed_by_mask(board, h, r, turns_at, config)
-    if framed is None and placed is None and gray is not None and r >= 1 and config.use_corners and not clear:
-        framed = _placed_by_corners(lattice, r, z, turns_at, config, ink)  # (only where the ink alone falls short)
-    art = None
-    if placed is not None or framed is not None:
-        dv, du = placed if placed is not None else framed[0]
-        ink_turns = np.sort(z[dv, du])
-        best, runner = float(ink_turns[-1]), float(ink_turns[-2])
-        turns = np.sort(turns_at((dv, du)) if framed is None else framed[1])
-        if turns[-1] > best:
-            art = float(turns[-1]), float(turns[-2])
-    shift = np.array([[1, 0, du - r], [0, 1, dv - r], [0, 0, 1.0]])
-    placed_corners = apply_homography(h @ shift, GRID_CORNERS_UV).astype(np.float32)
-    cells = max(int(np.isfinite(red[dv : dv + SIZE, du : du + SIZE]).sum()) for red in rednesses)
-    return InkMatch(placed_corners, best, runner, cells, placed is not None, framed is not None,
-                    *(art if art is not None else (None, None)))
-
-
-def _best_window(z: np.ndarray) -> tuple[int, int, float, float]:
-    """The window ``(dv, du)`` and z of the best placement and turn in ``z`` ``(S-9, S-9, 4)``,
-    and the runner-up: the best of every other window and of this window's other turns."""
-    dv, du, _ = (int(i) for i in np.unravel_index(int(np.argmax(z)), z.shape))
-    others = z.copy()
-    others[dv, du] = -np.inf
-    best = float(z[dv, du].max())
-    return dv, du, best, max(float(others.max()), float(np.sort(z[dv, du])[-2]))
-
-
-def _placed_turns(
-    lattice: np.ndarray, reach: int, z: np.ndarray, window: tuple[int, int], config: LocateConfig, ink: OrientConfig
-) -> np.ndarray:
-    """The z of each turn ``(4,)`` of a placed window: once the placement is fixed, only the
-    turns are in question. Where the ink alone does not tell them (``min_z_placed``,
-    ``min_z_margin``), the court cards' art may (``orient.with_court_art``), and where that
-    does not either, the turn network (``orient.net_turn``): the turn it is sure of is given
-    the z the test asks for. A turn the ink tells keeps the ink's z, so placements stay ranked
-    by the same evidence."""
-    if _turns_told(z[window], config):
-        return z[window]
-    turns = with_court_art(z[window], lattice, ink, cells=SIZE + 2 * reach, window=window, white_border=reach)
-    if _turns_told(turns, config) or not config.use_net:
-        return turns
-    (dv, du), px = window, ink.cell_px
-    told = net_turn(lattice[dv * px : (dv + SIZE) * px, du * px : (du + SIZE) * px], ink)
-    if told is None:
-        return turns
-    k = told[0]
-    lifted = turns.copy()
-    lifted[k] = max(float(turns[k]), config.min_z_placed, float(np.delete(turns, k).max()) + config.min_z_margin)
-    return lifted
-
-
-def _placed_by_corners(
-    lattice: np.ndarray, reach: int, z: np.ndarray, turns_at: Callable[[tuple[int, int]], np.ndarray],
-    config: LocateConfig, ink: OrientConfig,
-) -> tuple[tuple[int, int], np.ndarray] | None:
-    """The whole-cell shift ``(dv, du)`` that the four free corners frame clearly, and its turns'
-    z (``turns_at``, ``_placed_turns`` of a window), if the ink (and art) then show one turn of the layout clearly
-    (``min_z_placed``, ``min_z_margin``); else None, and the placement is left to the ink over
-    every shift."""
-    scores = free_corner_scores(lattice, SIZE + 2 * reach)
-    top = np.sort(scores, axis=None)
-    margin = top[-1] - top[-2]
-    if margin < config.corner_margin:
-        return None
-    dv, du = (int(v) for v in np.unravel_index(int(np.argmax(scores)), scores.shape))
-    turns = turns_at((dv, du))
-    if _turns_told(turns, config):
-        return (dv, du), turns
-    if margin < config.corner_art_margin or not ink.court_art:
-        return None
-    # Clearly framed: the art may tell the turn even where the ink's (faint) best turn differs.
-    turns = with_court_art(z[dv, du], lattice, ink, cells=SIZE + 2 * reach, window=(dv, du), white_border=reach,
-                           agree=False)
-    ranked = np.sort(turns)
-    if ranked[-1] < config.min_z_placed or ranked[-1] - ranked[-2] < config.art_turn_margin:
-        return None
-    return (dv, du), turns
-
-
-def _placed_by_mask(
-    board: BoardView, h: np.ndarray, reach: int, turns_at: Callable[[tuple[int, int]], np.ndarray],
-    config: LocateConfig,
-) -> tuple[tuple[int, int], np.ndarray] | None:
-    """The whole-cell shift ``(dv, du)`` at which the grid covers the card area the board
-    network sees, and its turns' z (``turns_at``, ``_placed_turns`` of a window), if the network says so clearly and the
-    ink (and art) then show one turn at ``min_z_placed``; else None.
-
-    Each shifted window scores the mean probability of its own edge cells less that of the
-    ring of cells just outside it: about 1 on the card area's outline, about 0.4 a cell off
-    (a row of cards outside, a row of table on one edge). ``h`` maps grid cells to frame pixels.
-    """
-    r, px = reach + 1, config.mask_cell_px
-    cells = SIZE + 2 * r
-    ext = apply_homography(h, np.array([[-r, -r], [SIZE + r, -r], [SIZE + r, SIZE + r], [-r, SIZE + r]], float))
-    side = float(cells * px)
-    to_cells = cv2.getPerspectiveTransform((ext * board.scale).astype(np.float32),
-                                           np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32))
-    prob = cv2.warpPerspective(board.prob, to_cells, (cells * px, cells * px), flags=cv2.INTER_LINEAR)
-    per_cell = prob.reshape(cells, px, cells, px).mean(axis=(1, 3), dtype=np.float64)
-    sums = cv2.integral(per_cell)
-    n = 2 * reach + 1
-    v, u = np.mgrid[0:n, 0:n]
-
-    def box(offset: int, size: int) -> np.ndarray:
-        """Summed probability of the ``size``-cell square ``offset`` cells into each window."""
-        a, b = v + offset, u + offset
-        return sums[a + size, b + size] - sums[a, b + size] - sums[a + size, b] + sums[a, b]
-
-    # The grid's own edge cells against the ring of cells just outside it.
-    edge = (box(1, SIZE) - box(2, SIZE - 2)) / (SIZE**2 - (SIZE - 2) ** 2)
-    ring = (box(0, SIZE + 2) - box(1, SIZE)) / ((SIZE + 2) ** 2 - SIZE**2)
-    score = edge - ring
-    top = np.sort(score, axis=None)
-    if top[-1] < config.mask_min or top[-1] - top[-2] < config.mask_margin:
-        return None
-    dv, du = (int(i) for i in np.unravel_index(int(np.argmax(score)), score.shape))
-    turns = turns_at((dv, du))
-    return ((dv, du), turns) if _turns_told(turns, config) else None
-
-
-def _placed_by_gaps(gray: np.ndarray, corners: np.ndarray, reach: int, config: LocateConfig) -> tuple[int, int] | None:
-    """The whole-cell shift ``(dv, du)`` (0..2*reach, as ``pattern_z`` indexes) at which the card
-    lattice ends on both axes, when the gaps are visible and say so clearly; else None."""
-    found = lattice_extent(gray, corners, reach, config)
-    if found is None:
-        return None
-    scores, strength = found
-    if strength < config.extent_min_grey or not np.isfinite(scores).all():
-        return None
-    top = np.sort(scores, axis=1)
-    if (top[:, -1] < config.extent_min).any() or (top[:, -1] - top[:, -2] < config.extent_margin).any():
-        return None
-    dv, du = np.argmax(scores, axis=1)
-    return int(dv), int(du)
 
 
 def _polish(frame, gray, white, board, match: InkMatch, config: LocateConfig) -> InkMatch:
@@ -725,15 +400,15 @@ def _finish(frame, gray, white, board, match: InkMatch, config: LocateConfig) ->
     # A lattice bent by a cell or more in one corner still lies on the gaps over most of the
     # board, which the fit follows; so large moves are kept when the gaps place the result
     # edge to edge (``lattice_extent``) or the ink shows the layout clearly better there.
-    gaps, far, support = _gap_fit(gray, match.corners, dense)
+    gaps, far, support = gap_fit(gray, match.corners, dense)
     if far is not None:
         placed = ink_match(frame, far, config, reach=1, gray=gray, board=board)
-        if _accepted(placed, config) and (placed.placed or placed.z >= match.z + config.refine_z_slack):
+        if accepted(placed, config) and (placed.placed or placed.z >= match.z + config.refine_z_slack):
             return placed
     if gaps is None and support >= config.gap_retry_support and config.use_align:
         # The gaps are there but the placement is too far off for them: the lattice search first.
         aligned, _ = align_lattice(white, match.corners, config)
-        gaps, _, _ = _gap_fit(gray, aligned, dense)
+        gaps, _, _ = gap_fit(gray, aligned, dense)
     slack = config.refine_z_slack
     if gaps is None and not config.use_align:
         return match
@@ -748,7 +423,7 @@ def _finish(frame, gray, white, board, match: InkMatch, config: LocateConfig) ->
         )
         gaps, _ = align_lattice(white, match.corners, fine)
     again = ink_match(frame, gaps, config, reach=1, gray=gray, board=board)
-    if _accepted(again, config) and again.z >= match.z - slack and _moved_cells(
+    if accepted(again, config) and again.z >= match.z - slack and moved_cells(
         again.corners, match.corners
     ) <= config.max_refine_move_cells:
         return again
@@ -773,12 +448,12 @@ def _deep_search(frame, gray, white, board, deferred: list, best: InkMatch | Non
         deep = replace(stage_config, use_corners=False, min_z_placed_clear=stage_config.min_z_placed)
         for corners in leaders:
             found = _stage_result(frame, gray, white, board, [corners], config, deep, runners)
-            if _accepted(found, config) and not found.placed and _gap_fit(gray, found.corners, config)[2] < (
+            if accepted(found, config) and not found.placed and gap_fit(gray, found.corners, config)[2] < (
                 config.deep_gap_support
             ):
                 found = None
-            best = _better(best, found, config)
-            if _accepted(best, config):
+            best = better(best, found, config)
+            if accepted(best, config):
                 return best
     return best
 
@@ -795,116 +470,11 @@ def _stage_result(frame, gray, white, board, leaders: list[np.ndarray], config: 
     z 6.2 a fifth of a cell off read 8.4 once finished).
     """
     found = _register_leaders(frame, gray, white, board, leaders, stage_config, runners)
-    if not _accepted(found, config) or _accepted(found, stage_config):
+    if not accepted(found, config) or accepted(found, stage_config):
         return found
     # ``_finish`` keeps a move only where the stage's test then passes; else it returns ``found``.
     finished = _finish(frame, gray, white, board, found, stage_config)
-    return finished if _accepted(finished, stage_config) else None
-
-
-def _better(a: InkMatch | None, b: InkMatch | None, config: LocateConfig) -> InkMatch | None:
-    """The better of two placements: an accepted one over one that is not, then one the card
-    gaps placed (a grid bent over part of the cards can show the layout as strongly, but the
-    gap lattice does not end at its edges), then the higher z."""
-    if a is None or b is None:
-        return b if a is None else a
-    return b if _rank(b, config) > _rank(a, config) else a
-
-
-def _rank(m: InkMatch, config: LocateConfig) -> tuple[bool, bool, float]:
-    """What ``_better`` compares, most important first."""
-    return _accepted(m, config), m.placed, m.z
-
-
-def _accepted(match: InkMatch | None, config: LocateConfig) -> bool:
-    """Is this placement the board: the layout clearly there, and clearly here rather than a cell off?"""
-    if match is None:
-        return False
-    z, runner = _evidence(match)
-    margin = z - runner
-    if match.placed and z >= config.min_z_placed_clear and margin >= config.placed_clear_margin:
-        return True
-    if match.placed or match.framed:
-        return _turn_told(z, runner, config)
-    return z >= config.min_z and margin >= config.min_z_margin
-
-
-def _turn_told(best: float, runner: float, config: LocateConfig) -> bool:
-    """Does a placed grid's best turn (z ``best``) show clearly over the next (``runner``)?"""
-    return best >= config.min_z_placed and best - runner >= config.min_z_margin
-
-
-def _turns_told(turns: np.ndarray, config: LocateConfig) -> bool:
-    """``_turn_told`` for the z of a placed grid's four turns ``(4,)``."""
-    ranked = np.sort(turns)
-    return _turn_told(float(ranked[-1]), float(ranked[-2]), config)
-
-
-def _evidence(match: InkMatch) -> tuple[float, float]:
-    """The z of a placement and of its runner-up as accepted: the ink's, or with the court
-    cards' art where the ink alone did not tell a placed grid's turn."""
-    if match.art_z is not None and match.art_runner is not None:
-        return match.art_z, match.art_runner
-    return match.z, match.runner_up
-
-
-def _leaders(frame, candidates: list, config: LocateConfig) -> list[np.ndarray]:
-    """The rough candidates worth registering, one per quick placement, the most voted first.
-
-    Every candidate is placed by a quick look at the ink (a few cells each way); the
-    candidates that come from the board land on the same placement, so placements are
-    ranked by their summed evidence (a vote, steadier than any one rough candidate's score),
-    and each is represented by its candidate that read the layout most strongly.
-    """
-    if not candidates:
-        return []
-    # Clockwise as seen: a mirrored corner order would read the layout mirrored.
-    quick = [ink_match(frame, order_as_seen(c), config, config.rank_reach, config.ink_coarse) for c in candidates]
-    clusters: list[list[int]] = []
-    seen = [order_as_seen(m.corners) for m in quick]
-    for i, m in enumerate(quick):
-        if m.z <= 0:
-            continue
-        for cluster in clusters:
-            if _same_placement(seen[cluster[0]], seen[i], config):
-                cluster.append(i)
-                break
-        else:
-            clusters.append([i])
-    # The strongest read of a placement counts fully, the other candidates on it a little
-    # (many weak duplicates must not outvote one candidate that reads the layout clearly).
-    clusters.sort(key=lambda cl: -_vote(sorted((quick[i].z for i in cl), reverse=True), config))
-    return [order_as_seen(candidates[max(cluster, key=lambda i: quick[i].z)]) for cluster in clusters]
-
-
-def _same_placement(a: np.ndarray, b: np.ndarray, config: LocateConfig) -> bool:
-    """Whether two outlines (corners in the same order) lie within ``vote_cells`` of a cell of
-    ``b`` of each other at every corner: one placement, to be counted or registered once."""
-    cell = grid_diagonal(b) / (SIZE * np.sqrt(2.0))
-    return bool(np.abs(np.asarray(a) - np.asarray(b)).max() < config.vote_cells * cell)
-
-
-def _lattice_leaders(white: np.ndarray, candidates: list, leaders: list[np.ndarray],
-                     config: LocateConfig) -> list[np.ndarray]:
-    """The rough candidates whose outlines lie best on a lattice of card borders
-    (``lattice_contrast``), up to ``lattice_top``, none within ``vote_cells`` of the
-    ``leaders`` or of each other: registered after the leaders.
-
-    The quick ink read that ranks the leaders is noisy on a small, blurred board (its cells
-    span a few pixels at that resolution), and there a candidate on the board itself can rank
-    far down; how well its outline fits the card borders does not depend on reading the print.
-    """
-    if config.lattice_top <= 0 or not candidates:
-        return []
-    quads = [order_as_seen(c) for c in candidates]
-    contrast = lattice_contrast(white, quads, config)
-    picked: list[np.ndarray] = []
-    for i in np.argsort(-contrast):
-        if not any(_same_placement(q, quads[i], config) for q in [*leaders, *picked]):
-            picked.append(quads[i])
-            if len(picked) >= config.lattice_top:
-                break
-    return picked
+    return finished if accepted(finished, stage_config) else None
 
 
 def _register_leaders(frame, gray, white, board, leaders: list[np.ndarray], config: LocateConfig,
@@ -912,78 +482,29 @@ def _register_leaders(frame, gray, white, board, leaders: list[np.ndarray], conf
     """Register the given leaders in turn until one passes (``thorough``: until the card gaps
     place one that shows the layout fully, ``full_z``; the first they place can be a cell off,
     showing it weakly, where a later one lies on the board itself); the best placement of those
-    registered (``_better``), or None. Every placement registered whose ink reaches
+    registered (``better``), or None. Every placement registered whose ink reaches
     ``net_min_z`` is added to ``runners``, for the turn network to look at should no
     placement pass."""
     best = None
     size = (frame.shape[1], frame.shape[0])
     for corners in leaders:
         match = _register(frame, gray, white, board, corners, config)
-        if not _plausible(match.corners, size, config, aspect=False):
+        if not plausible(match.corners, size, config, aspect=False):
             continue
-        if not _accepted(match, config) and match.z >= config.min_z - config.polish_below:
+        if not accepted(match, config) and match.z >= config.min_z - config.polish_below:
             match = _polish(frame, gray, white, board, match, config)
-        if _accepted(match, config) and _net_verdict(frame, match.corners, config, match.z).refuses:
+        if accepted(match, config) and net_verdict(frame, match.corners, config, match.z).refuses:
             continue  # (the print read by chance off the board: the search goes on)
         if runners is not None and match.z >= config.net_min_z:
             runners.append(match)
-        if match.framed and not _plausible(match.corners, size, config) and not _net_verdict(
+        if match.framed and not plausible(match.corners, size, config) and not net_verdict(
             frame, match.corners, config
         ).vouches:
             continue  # (the final test: the free corners place a grid, they do not shape it)
-        best = _better(best, match, config)
-        if _accepted(best, config) and (not config.thorough or (best.placed and best.z >= config.full_z)):
+        best = better(best, match, config)
+        if accepted(best, config) and (not config.thorough or (best.placed and best.z >= config.full_z)):
             break  # (the stages decide whether a weak pass is worth more search)
     return best
-
-
-def _vote(zs: list[float], config: LocateConfig) -> float:
-    """A placement's evidence from the quick z-scores of the candidates on it, strongest first."""
-    return zs[0] + config.vote_others * sum(zs[1:])
-
-
-def _plausible(corners: np.ndarray, size: tuple[int, int], config: LocateConfig, *, aspect: bool = True) -> bool:
-    """Could these corners be a photographed 10x10 grid? (convex, big enough, in view, not a sliver)
-
-    The metric aspect (the slowest test) is left out with ``aspect=False``, for rough guesses.
-    """
-    return _implausibility(corners, size, config, aspect=aspect) is None
-
-
-def _implausibility(corners: np.ndarray, size: tuple[int, int], config: LocateConfig, *,
-                    aspect: bool = True) -> str | None:
-    """Why these corners cannot be a photographed 10x10 grid, in words a player can act on;
-    None where they can be (see ``_plausible``)."""
-    c = np.asarray(corners, dtype=np.float64)
-    if c.shape != (4, 2) or not np.isfinite(c).all():
-        return "the grid has no four finite corners"
-    if not is_convex(c):
-        return "the grid it found is folded over itself"
-    sides = np.linalg.norm(roll_rows(c) - c, axis=1)
-    if sides.min() < SIZE * config.min_cell_px:
-        return "the board is too small in the picture: move the camera closer"
-    if max(sides[0] / sides[2], sides[2] / sides[0], sides[1] / sides[3], sides[3] / sides[1]) > config.max_side_ratio:
-        return "the board is seen too steeply: raise the camera or tilt it further down"
-    outside = _edges_crossed(c, size, config.max_outside)
-    if outside:
-        return (f"the board runs past the {' and '.join(outside)} edge of the picture: "
-                "move the camera so the whole board shows")
-    if not aspect:
-        return None
-    ratio = metric_aspect(order_as_seen(c), size)
-    if max(ratio, 1.0 / max(ratio, 1e-9)) > config.max_aspect:
-        return "the grid it found is not the board's shape"
-    return None
-
-
-def _edges_crossed(corners: np.ndarray, size: tuple[int, int], slack: float) -> list[str]:
-    """The picture's edges (``"top"``, ``"right"``, ``"bottom"``, ``"left"``) that ``corners``
-    ``(4, 2)`` lie beyond by more than ``slack`` of the picture's width or height."""
-    w, h = size
-    x, y = corners[:, 0], corners[:, 1]
-    beyond = {"top": y.min() < -slack * h, "right": x.max() > w + slack * w,
-              "bottom": y.max() > h + slack * h, "left": x.min() < -slack * w}
-    return [edge for edge, out in beyond.items() if out]
 
 
 def _register(frame, gray, white, board, corners, config: LocateConfig) -> InkMatch:
@@ -996,10 +517,10 @@ def _register(frame, gray, white, board, corners, config: LocateConfig) -> InkMa
     the ink (``ink_match``) and the one that shows the layout best is kept.
     """
     first = ink_match(frame, corners, config, gray=gray, board=board)
-    if _accepted(first, config) and first.z >= config.full_z:
+    if accepted(first, config) and first.z >= config.full_z:
         return first  # already on the cards: the final gap fit will make it sub-pixel
     tries = [np.asarray(corners, np.float32)]
-    gaps, far, support = _gap_fit(gray, corners, config)
+    gaps, far, support = gap_fit(gray, corners, config)
     # A rough outline can be over a cell off in a corner; the gaps over the rest of the board
     # still find the lattice (its placement is then checked like any other).
     gaps = far if gaps is None else gaps
@@ -1009,7 +530,7 @@ def _register(frame, gray, white, board, corners, config: LocateConfig) -> InkMa
         aligned, _ = align_lattice(white, corners, config)
         tries.append(aligned)
         if support >= config.gap_retry_support:
-            gaps, _, _ = _gap_fit(gray, aligned, config)
+            gaps, _, _ = gap_fit(gray, aligned, config)
             if gaps is not None:
                 tries.append(gaps)
     matches = [first] + [ink_match(frame, t, config, gray=gray, board=board) for t in tries[1:]]
@@ -1017,37 +538,9 @@ def _register(frame, gray, white, board, corners, config: LocateConfig) -> InkMa
     # passes with less ink than a rough grid whole cells off may show by chance). Later tries
     # are the finer registrations: take the finest that shows the layout about as strongly as
     # the best (a rougher grid can score a little higher by chance).
-    passing = [m for m in matches if _accepted(m, config)] or matches
+    passing = [m for m in matches if accepted(m, config)] or matches
     top = max(m.z for m in passing)
     return next(m for m in reversed(passing) if m.z >= top - config.refine_z_slack)
-
-
-def refine_corners(frame: np.ndarray, corners: np.ndarray, config: LocateConfig = LocateConfig()) -> np.ndarray:
-    """``corners`` (any order) moved onto the card-gap lattice near them, sub-pixel, when enough
-    gaps agree; else unchanged. For corners found another way (an empty-board reference's
-    feature match is a few pixels off, which the cell reader's comparisons cannot absorb)."""
-    frame = check_frame(frame)
-    gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    refined, _, _ = _gap_fit(gray, corners, config)
-    return np.asarray(corners if refined is None else refined, dtype=np.float32)
-
-
-def _gap_fit(
-    gray: np.ndarray, corners: np.ndarray, config: LocateConfig
-) -> tuple[np.ndarray | None, np.ndarray | None, float]:
-    """Fit the card-gap lattice near ``corners``: the fitted corners as usually trusted
-    (``gap_accept`` support, a move of at most ``max_refine_move_cells``) or None, the same
-    corners under the looser far limits (``placed_gap_support``, ``max_placed_move_cells``;
-    to be kept only when checked otherwise) or None, and the support."""
-    # Whole-cell shifts are settled by the ink pattern afterwards, not by the gaps.
-    fit = refine_grid_homography(gray, grid_homography(np.asarray(corners, np.float32)), config, test_shifts=False)
-    if fit is None:
-        return None, None, 0.0
-    refined, support = apply_homography(fit[0], GRID_CORNERS_UV), float(fit[1])
-    moved = _moved_cells(refined, corners)
-    near = refined if support >= config.gap_accept and moved <= config.max_refine_move_cells else None
-    far = refined if support >= config.placed_gap_support and moved <= config.max_placed_move_cells else None
-    return near, far, support
 
 
 def _best_by_lattice(gray: np.ndarray, candidates: list, edition: str | None, config: LocateConfig) -> GridFit:
@@ -1064,10 +557,3 @@ def _best_by_lattice(gray: np.ndarray, candidates: list, edition: str | None, co
     if edition is None:
         edition, aspect = guess_edition(corners, (gray.shape[1], gray.shape[0]))
     return GridFit(corners, best_score, edition, details={"aspect": aspect})
-
-
-def _moved_cells(a: np.ndarray, b: np.ndarray) -> float:
-    """Largest corner move between two corner sets, in cells (a tenth of the mean side)."""
-    return float(np.linalg.norm(np.asarray(a) - np.asarray(b), axis=1).max() / (grid_diagonal(b) / 14.14))
-
-

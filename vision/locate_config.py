@@ -249,7 +249,7 @@ class LocateConfig:
     mask_margin: float = 0.2
     """Where the card gaps say nothing and the ink alone falls short, the board network's card
     area places a grid when the best whole-cell shift scores ``mask_min`` (see
-    ``_placed_by_mask``) and beats the next by ``mask_margin``; the ink and art must then tell
+    ``vision.placement._placed_by_mask``) and beats the next by ``mask_margin``; the ink and art must then tell
     its turn (``min_z_placed``, ``min_z_margin``), as for the free corners."""
     use_texture: bool = True
     """Also take the regions dense with small dark print as board outlines (see ``texture_quads``)."""
@@ -302,7 +302,7 @@ class LocateConfig:
     """How many leading placements a ``thorough`` search registers (``refine_top`` otherwise)."""
     lattice_top: int = 3
     """Each stage also registers this many of its candidates that fit the card borders best
-    (``_lattice_leaders``) when its leading placements fail, under the leaders' rules (the free
+    (``vision.leaders.lattice_leaders``) when its leading placements fail, under the leaders' rules (the free
     corners may frame them): on 350 hard frames of seeds 3000-3099 and 7100-7349 that found 21
     more boards and framed one wrongly (7337), where the deeper look's rules found 5."""
     lattice_min_z: float = 6.5
@@ -344,7 +344,7 @@ class LocateConfig:
     """A z-score this high ends the search of a stage early and counts as full confidence."""
     thorough: bool = False
     """Search more leading placements and every stage unless the card gaps place one, keeping
-    the best (``_better``), instead of stopping at the first that passes: several times slower,
+    the best (``vision.placement.better``), instead of stopping at the first that passes: several times slower,
     for a one-off look such as the empty-board reference, where a lattice bent over part of
     the cards can pass the ink test but is beaten by the board itself."""
     min_ink_cells: int = 20
