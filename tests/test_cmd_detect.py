@@ -165,3 +165,18 @@ def test_readable_output_says_where_glare_blinded_the_board(board, tmp_path, cap
     blinded = json.loads(capsys.readouterr().out)["glare"]
     assert blinded and all(0 <= r < 10 and 0 <= c < 10 for r, c in blinded)
     assert f"{len(blinded)} cells" in said[0]
+
+
+def test_a_picture_with_no_board_says_board_not_found_once_and_what_to_check(tmp_path, capsys):
+    """A colourful picture of something else goes through the whole search. The user reads
+    "board not found" once (not "board not found: no board: ...") and what to check, with the
+    print's score in brackets for whoever wants it."""
+    picture = np.zeros((240, 320, 3), np.uint8)
+    picture[..., 1] = 140
+    picture[..., 2] = np.linspace(0, 200, 320)[None, :]
+    path = tmp_path / "wall.png"
+    cv2.imwrite(str(path), picture)
+    assert main(["detect", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("sequence-companion detect: board not found: ") and err.count("\n") == 1
+    assert "no board" not in err and "whole board is in view" in err

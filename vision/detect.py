@@ -25,6 +25,7 @@ from vision.classify import CellReader, CellReading, ReaderConfig
 from vision.colour import DEFAULT_PROTOTYPES, NO_COLOUR, ColourModel, default_labels, lacks_colour
 from vision.flipped import FlippedPrior, with_flipped_lines
 from vision.geometry import (
+    NO_BOARD,
     GridFit,
     check_corners_in,
     guess_edition,
@@ -462,7 +463,9 @@ def detect(
                     config=config, timings=timings)
     if not placed:
         timings["total"] = 1000.0 * (time.perf_counter() - start)
-        reason = placed.reason if placed.reason.startswith(NOT_FOUND) else f"{NOT_FOUND}: {placed.reason}"
+        reason = placed.reason
+        if not reason.startswith(NOT_FOUND):  # (the locator's "no board: why" reads "board not found: why")
+            reason = f"{NOT_FOUND}: {reason.removeprefix(NO_BOARD)}"
         return Detection(edition=placed.edition, source=placed.source, reason=reason, timings=timings)
     assert placed.corners is not None
     reader, reading = _read(frame, placed, reference, profile, edition_known, config, timings)

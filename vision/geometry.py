@@ -21,6 +21,11 @@ GRID_CORNERS_UV = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], dtype=n
 """Grid coordinates of the four outer corners, in the order TL, TR, BR, BL."""
 
 
+NO_BOARD = "no board: "
+"""How the locator begins a reason that no board is in the picture (then why); ``vision.detect``
+says "board not found" in its place."""
+
+
 @dataclass(frozen=True)
 class GridFit:
     """Where the 10x10 grid is in a frame, or why it was not found (then it is falsy).

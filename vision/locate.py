@@ -43,7 +43,15 @@ import numpy as np
 from engine.layout import SIZE
 from vision.board_net import load_board_net
 from vision.corner_net import REACH
-from vision.geometry import GridFit, check_frame, edition_aspect, grid_homography, guess_edition, order_as_seen
+from vision.geometry import (
+    NO_BOARD,
+    GridFit,
+    check_frame,
+    edition_aspect,
+    grid_homography,
+    guess_edition,
+    order_as_seen,
+)
 from vision.lattice import align_lattice, lattice_candidates, lattice_support
 from vision.leaders import lattice_leaders, rank_leaders, same_placement
 from vision.locate_config import LocateConfig
@@ -104,7 +112,7 @@ def locate_grid(
         if config.use_segments:
             candidates += [c for c in lattice_candidates(gray, config) if plausible(c, (w, h), config)]
         if not candidates:
-            return GridFit.failed("no board: nothing in the frame looks like a grid of cards")
+            return GridFit.failed(f"{NO_BOARD}nothing in the picture looks like a grid of cards")
         return _best_by_lattice(gray, candidates, edition, config)
     # Cheapest evidence first, stopping as soon as a placement passes the test: the outlines
     # of the card area (the board network's first), then grids fitted inside them (a margin
@@ -150,7 +158,7 @@ def locate_grid(
     if not config.thorough and not accepted(best, config):
         best = _deep_search(frame, gray, white, board, deferred, best, config, runners)
     if not candidates:
-        return GridFit.failed("no board: nothing in the frame looks like a grid of cards")
+        return GridFit.failed(f"{NO_BOARD}nothing in the picture looks like a grid of cards")
     fit = _conclude(frame, gray, white, board, best, edition, config)
     if fit:
         return fit
@@ -326,11 +334,12 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
         # A board cut by the picture's edge shows too little of its print: where the ink does show
         # the layout faintly (``net_min_z``), say where the grid runs out; the player can mend it.
         cut = [] if best is None or best.z < config.net_min_z else edges_crossed(best.corners, (w, h), 0.0)
-        hint = f"; the likeliest grid runs past the {' and '.join(cut)} edge of the picture" if cut else ""
+        hint = (f"the likeliest grid runs past the {' and '.join(cut)} edge of the picture" if cut
+                else "check that the whole board is in view, in focus and evenly lit")
         return GridFit.failed(
-            f"no board: no candidate grid shows the printed red/black card pattern "
-            f"(best z {z:.1f} < {config.min_z:.1f}, or not {config.min_z_margin:.1f} above the next placement)"
-            f"{hint}",
+            f"{NO_BOARD}no grid in the picture shows a Sequence board's cards plainly enough (their red and "
+            f"black print reads z {z:.1f} where {config.min_z:.1f} is needed, {config.min_z_margin:.1f} clear "
+            f"of any other placement); {hint}",
             score=z,
         )
     by_net = verdict.vouches  # (the ink alone fell short: the network must still vouch at the end)
@@ -341,7 +350,8 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
     best = replace(best, corners=settle_seen(frame, gray, best.corners, config))
     verdict = net_verdict(frame, best.corners, config, best.z, placed=by_climbing)
     if verdict.refuses or (by_net and not verdict.vouches):
-        return GridFit.failed("no board: the turn network sees no board under the best grid", score=best.z)
+        return GridFit.failed(f"{NO_BOARD}the grid that fits best does not look like a Sequence board "
+                              "(the turn network's verdict)", score=best.z)
     if verdict.overruled and not by_climbing:
         climbed = _climbed_past_overruled(frame, gray, white, board, best.corners, edition, config)
         if climbed is not None:
@@ -353,12 +363,12 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
     # unless the turn network, which refuses a grid bent or scaled off the cards, vouches for it.)
     why = implausibility(best.corners, (w, h), config, aspect=best.framed and not verdict.vouches)
     if why is not None:
-        return GridFit.failed(f"no board: {why}", score=best.z)
+        return GridFit.failed(f"{NO_BOARD}{why}", score=best.z)
     if best.cells < config.min_ink_cells and not verdict.vouches:
         # Too few cells show print for the pattern to have been read at all (washed out).
         return GridFit.failed(
-            f"no board: only {best.cells} cells of the best grid show card print "
-            f"(need {config.min_ink_cells})", score=best.z
+            f"{NO_BOARD}only {best.cells} cells of the grid that fits best show card print "
+            f"(need {config.min_ink_cells}): is the board washed out by a lamp or glare?", score=best.z
         )
     corners = order_as_seen(best.corners)
     aspect = None
@@ -551,7 +561,7 @@ def _best_by_lattice(gray: np.ndarray, candidates: list, edition: str | None, co
         if score > best_score:
             best, best_score = c, score
     if best is None or best_score < config.min_score:
-        return GridFit.failed(f"no board: the best lattice is too weakly supported (score {best_score:.2f})")
+        return GridFit.failed(f"{NO_BOARD}the card gaps of the best grid are too faint (support {best_score:.2f})")
     corners = order_as_seen(best)
     aspect = None
     if edition is None:
