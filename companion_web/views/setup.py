@@ -170,16 +170,11 @@ def _auto_corners(frame: Any, edition: str) -> tuple[list[list[float]] | None, s
     """
     import cv2
 
-    try:
-        try:
-            from calibration.build import calibrate
-        except ImportError:
-            from vision.detect import detect
+    from calibration.build import calibrate
 
-            result = detect(frame, edition=edition)
-        else:
-            result = calibrate(frame, edition=edition)
-    except (ImportError, ValueError, cv2.error) as exc:
+    try:
+        result = calibrate(frame, edition=edition)
+    except (ValueError, cv2.error) as exc:
         log.warning("automatic grid search failed: %s", exc)
         return None, f"automatic search unavailable ({exc})"
     corners = getattr(result, "corners", None) if result else None
