@@ -5,6 +5,8 @@ the grid (or takes ``--corners``), checks the board really is empty, and saves t
 JSON with the frame beside it as the empty-board reference. With ``--chips FRAME`` and
 ``--chip COLOUR=ROW,COL`` (one per team) it also learns the chip colours from a second frame
 in which one chip of each team sits on the named cell. The tablet wizard writes the same file.
+It prints what it saved and any advice on the camera in sentences; with ``--json``, exactly one
+JSON object instead (``{"error": ...}`` on failure), for scripts.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     add_camera_size(parser)
     parser.add_argument("--name", default="", help="a name for this table (shown on the tablet)")
     parser.add_argument("--force", action="store_true", help="overwrite an existing profile file")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object (profile, edition, corners, advice) instead of sentences")
     parser.set_defaults(func=run)
     return parser
 
@@ -76,6 +80,16 @@ def grab_frame(source: str, config: SourceConfig) -> np.ndarray:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``calibrate``; with ``--json`` a user error is also an ``{"error": ...}`` object on stdout."""
+    try:
+        return _calibrate(args)
+    except (CliError, ValueError, OSError) as exc:  # (the command line says them on stderr too)
+        if args.json:
+            print(json.dumps({"error": str(exc)}))
+        raise
+
+
+def _calibrate(args: argparse.Namespace) -> int:
     from calibration.build import calibrate, camera_advice_for, learn_colours
     from calibration.profile import save_profile
     from vision.geometry import check_corners_in
@@ -111,17 +125,24 @@ def run(args: argparse.Namespace) -> int:
         if not profile:
             raise CliError(profile.reason, exit_code=1)
     saved = save_profile(profile, output, reference_image=empty)
-    corners_text = " ".join(f"({x:.1f},{y:.1f})" for x, y in saved.corners)
-    print(f"Saved {output} ({saved.edition}; grid corners TL TR BR BL {corners_text}; "
-          f"reference image {saved.reference_image}"
-          + (f"; colours learned: {', '.join(sorted(set(samples.values())))}" if samples else "") + ")")
-    advice = camera_advice_for(saved, empty)
-    if advice:
-        print(advice)
+    learned = sorted(set(samples.values()))
+    advice = [camera_advice_for(saved, empty)]
     if args.edition is None:
         # An empty board shows no chips, so only its outline told the edition, and that needs
         # the camera's focal length: from a steep view it is a poor guess.
-        print(f"The edition ({saved.edition}) was guessed from the board's outline; "
-              "if it is wrong, calibrate again with --edition classic or --edition jumbo")
-    print(json.dumps({"profile": str(output), "corners": [list(p) for p in saved.corners]}))
+        advice.append(f"The edition ({saved.edition}) was guessed from the board's outline; "
+                      "if it is wrong, calibrate again with --edition classic or --edition jumbo")
+    advice = [line for line in advice if line]
+    if args.json:
+        print(json.dumps({"profile": str(output), "edition": saved.edition,
+                          "corners": [list(p) for p in saved.corners],
+                          "reference_image": str(saved.reference_image), "colours_learned": learned,
+                          "advice": advice}))
+        return 0
+    corners_text = " ".join(f"({x:.1f},{y:.1f})" for x, y in saved.corners)
+    print(f"Saved {output} ({saved.edition}; grid corners TL TR BR BL {corners_text}; "
+          f"reference image {saved.reference_image}"
+          + (f"; colours learned: {', '.join(learned)}" if learned else "") + ")")
+    for line in advice:
+        print(line)
     return 0

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 import cv2
+import numpy as np
 import pytest
 
 from calibration.profile import load_profile, load_reference_image
@@ -128,3 +131,23 @@ def test_chips_left_on_the_board_are_refused(tmp_path, capsys):
     assert code == 1
     assert "does not look empty" in capsys.readouterr().err
     assert not (tmp_path / "p.json").exists()
+
+
+def test_json_output_is_one_object_and_sentences_carry_no_json(frames, tmp_path, capsys):
+    """A person reads sentences; a script asks ``--json`` and gets exactly one JSON object: what
+    was saved and the advice, or the error."""
+    folder, corners, _ = frames
+    out = tmp_path / "table.json"
+    assert main(["calibrate", str(folder / "empty.png"), "-o", str(out), "--corners", corners]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("Saved") and not any(line.lstrip().startswith("{") for line in lines)
+    assert main(["calibrate", str(folder / "empty.png"), "-o", str(out), "--corners", corners,
+                 "--chips", str(folder / "chips.png"), "--chip", "blue=2,3", "--chip", "green=6,6",
+                 "--json", "--force"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["profile"] == str(out) and data["edition"] == load_profile(out).edition
+    assert np.allclose(data["corners"], load_profile(out).corners, atol=0.01)
+    assert data["colours_learned"] == ["blue", "green"] and any("guessed" in line for line in data["advice"])
+    assert main(["calibrate", str(folder / "empty.png"), "-o", str(out), "--json"]) != 0  # (exists, no --force)
+    captured = capsys.readouterr()
+    assert set(json.loads(captured.out)) == {"error"} and "--force" in captured.err

@@ -368,7 +368,6 @@ def _place(
 def _snapped(frame: np.ndarray, corners: np.ndarray, config: DetectConfig) -> np.ndarray:
     """Given ``corners`` brought onto the cards as a located grid is finished
     (``settle_corners``), by at most ``given_snap_cells`` at any corner."""
-
     most = config.given_snap_cells
     snap = replace(config.locate, max_refine_move_cells=most, polish_max_move=most)
     settled = settle_corners(frame, corners, snap)
@@ -392,7 +391,6 @@ def _relocated(frame: np.ndarray, ref_frame: np.ndarray, ref_place: _Placement, 
     except ValueError as exc:  # a reference with too little texture to match
         fit, reason = None, str(exc)
     if fit:
-
         with _timed(timings, "relocate"):
             found = refine_corners(frame, np.asarray(fit.corners, np.float32))
         return _Placement(found, ref_edition, ref_place.orientation_confidence, "reference",
