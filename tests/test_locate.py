@@ -617,8 +617,7 @@ def test_the_corner_network_may_move_an_outline_drawn_over_part_of_the_cards_to_
     corner network moves them onto the whole grid: 7 to 12 of the short outline's small cells,
     3.5 to 4.8 of the grid's. Measured in the grid's cells that is a look at this
     board, and the climb from there finds it and turns it right."""
-    from vision.geometry import apply_homography, grid_homography
-    from vision.settle import move_in_nearer_cells
+    from vision.geometry import apply_homography, grid_homography, move_in_nearer_cells
 
     scene = render(random_spec(28215, edition="jumbo", difficulty="hard"))
     true = order_as_seen(scene.corners.astype(np.float32))

@@ -246,6 +246,25 @@ def shift_in_cells(corners: np.ndarray, other: np.ndarray, *, any_turn: bool = F
     return min(float(np.linalg.norm(roll_rows(a, k) - b, axis=1).max()) for k in turns) / cell_px
 
 
+def moved_cells(a: np.ndarray, b: np.ndarray) -> float:
+    """Largest corner move between two corner sets, in cells of ``b`` (its mean diagonal over
+    10 sqrt 2). Near ``shift_in_cells``, which measures by the mean side: the locator's move limits
+    were set with this one."""
+    return float(np.linalg.norm(np.asarray(a) - np.asarray(b), axis=1).max() / (grid_diagonal(b) / 14.14))
+
+
+def move_in_nearer_cells(a: np.ndarray, b: np.ndarray) -> float:
+    """How far the grid ``b`` ``(4, 2)`` lies from the grid ``a`` at its farthest corner, in
+    cells of whichever of the two grids makes it nearer: an outline drawn over only part of the
+    cards (a network's card area with a hole) has cells far smaller than the grid's, one drawn
+    around the margin larger. (``moved_cells`` measures small moves in one mean cell.)"""
+    a, b = (np.asarray(q, np.float64) for q in (a, b))
+    return float(min(
+        np.abs(apply_homography(np.linalg.inv(grid_homography(x.astype(np.float32))), y) - GRID_CORNERS_UV).max()
+        for x, y in ((a, b), (b, a))
+    ))
+
+
 def metric_aspect(
     corners: np.ndarray, image_size: tuple[int, int], *, focal_prior: float = 0.8
 ) -> float:

@@ -50,6 +50,8 @@ from vision.geometry import (
     edition_aspect,
     grid_homography,
     guess_edition,
+    move_in_nearer_cells,
+    moved_cells,
     order_as_seen,
 )
 from vision.lattice import align_lattice, lattice_candidates, lattice_support
@@ -70,7 +72,7 @@ from vision.outlines import (
 )
 from vision.placement import InkMatch, accepted, better, evidence, ink_match
 from vision.plausible import edges_crossed, implausibility, plausible
-from vision.settle import corner_net_look, gap_fit, move_in_nearer_cells, moved_cells, settle_seen
+from vision.settle import corner_net_look, gap_fit, settle_seen
 
 log = logging.getLogger(__name__)
 

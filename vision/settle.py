@@ -16,8 +16,8 @@ from vision.geometry import (
     GRID_CORNERS_UV,
     apply_homography,
     check_frame,
-    grid_diagonal,
     grid_homography,
+    moved_cells,
     order_as_seen,
 )
 from vision.lattice import refine_grid_homography
@@ -91,20 +91,3 @@ def gap_fit(
     near = refined if support >= config.gap_accept and moved <= config.max_refine_move_cells else None
     far = refined if support >= config.placed_gap_support and moved <= config.max_placed_move_cells else None
     return near, far, support
-
-
-def moved_cells(a: np.ndarray, b: np.ndarray) -> float:
-    """Largest corner move between two corner sets, in cells (a tenth of the mean side)."""
-    return float(np.linalg.norm(np.asarray(a) - np.asarray(b), axis=1).max() / (grid_diagonal(b) / 14.14))
-
-
-def move_in_nearer_cells(a: np.ndarray, b: np.ndarray) -> float:
-    """How far the grid ``b`` ``(4, 2)`` lies from the grid ``a`` at its farthest corner, in
-    cells of whichever of the two grids makes it nearer: an outline drawn over only part of the
-    cards (a network's card area with a hole) has cells far smaller than the grid's, one drawn
-    around the margin larger. (``moved_cells`` measures small moves in one mean cell.)"""
-    a, b = (np.asarray(q, np.float64) for q in (a, b))
-    return float(min(
-        np.abs(apply_homography(np.linalg.inv(grid_homography(x.astype(np.float32))), y) - GRID_CORNERS_UV).max()
-        for x, y in ((a, b), (b, a))
-    ))
