@@ -508,3 +508,11 @@ def region_sizes(mask: np.ndarray, counting: np.ndarray | None = None) -> np.nda
     sizes = np.bincount(labels[which], minlength=n)
     sizes[0] = 0
     return sizes[labels]
+
+
+def cells_of(mask: np.ndarray, labels: np.ndarray | None = None) -> list[tuple]:
+    """``[(r, c), ...]`` of a 10x10 mask (with each cell's label when ``labels`` is given), for logs."""
+    rows, cols = np.nonzero(mask)
+    if labels is None:
+        return [(int(r), int(c)) for r, c in zip(rows, cols, strict=True)]
+    return [(int(r), int(c), str(labels[r, c])) for r, c in zip(rows, cols, strict=True)]

@@ -10,12 +10,13 @@ was last committed (*change*). Then:
   nothing on the board changes the margin), their neighbours, and every changed cell
   connected to them are ``unknown`` this frame, never ``empty``: a chip hidden by an arm is
   not a removal. Skin-coloured cells are a hand only where such an arm joins them (a line of
-  white chips under a warm lamp is skin-coloured too).
+  white chips under a warm lamp is skin-coloured too). (``vision.hands``)
 - A cell that has been changed, and clear of hands and motion, for ``still_seconds`` is read by the cell reader
   (``vision.classify.CellReader``, only then: the reader is the expensive part); once the
   reading is sure (or, less sure, has held for ``patient_seconds``) it is committed. A change is committed only
   where the cell's *appearance* changed, so reader flicker on untouched cells never becomes
-  a move. A changed cell stays changed down to a lower threshold (hysteresis: a dark chip in
+  a move; a changed region is committed whole, and in the order its cells cleared of hands
+  (``vision.holding``). A changed cell stays changed down to a lower threshold (hysteresis: a dark chip in
   dim light changes its cell by about the threshold itself). A new chip of a team colour must
   change its empty cell's colour, not only its light (an arm's shadow across a red card).
 - A change across most cells at once is a bump or a lamp, never moves: the tracker waits for
@@ -64,25 +65,22 @@ from vision.flipped import being_flipped, to_be_flipped
 from vision.frame_time import lasted
 from vision.geometry import guess_edition, mirrored, off_the_picture, shift_in_cells
 from vision.glare import glare_cells
+from vision.hands import HandWatch
+from vision.holding import crowded, held_by_region, overtaking
 from vision.motion import (
     Rectifier,
     align,
-    cell_fraction,
-    cell_mean,
+    cells_of,
     changed_alike,
     chroma_change,
     dilate_cells,
-    edge_difference,
     grey,
     large_regions,
     largest_shift,
-    new_skin,
     region_sizes,
     regions_touching,
     relative_gain,
-    ring_baseline,
     structural_difference,
-    touching_not_later,
     warp_displacement,
 )
 from vision.track_config import TrackConfig
@@ -132,14 +130,6 @@ class EmptyLookCheck:
     """Within ``change_threshold`` of it (the light's drift allowed for), or a chip surely taken off."""
     near: np.ndarray
     """Within ``change_keep_threshold`` of it, the light's drift allowed for."""
-
-
-def _cells_of(mask: np.ndarray, labels: np.ndarray | None = None) -> list[tuple]:
-    """``[(r, c), ...]`` of a 10x10 mask (with each cell's label when ``labels`` is given), for logs."""
-    rows, cols = np.nonzero(mask)
-    if labels is None:
-        return [(int(r), int(c)) for r, c in zip(rows, cols, strict=True)]
-    return [(int(r), int(c), str(labels[r, c])) for r, c in zip(rows, cols, strict=True)]
 
 
 def _holds_chip(labels: np.ndarray) -> np.ndarray:
@@ -256,8 +246,7 @@ class BoardTracker:
         self._sleeve = np.zeros(shape, dtype=bool)
         """Cells a region too large for a move (an arm, a sleeve) has covered and that have stayed
         changed since, while such a region is in view."""
-        self._reach_still_since = np.full(shape, np.nan)
-        """Since when each edge cell's margin has looked reached into with nothing moving near it."""
+        self._hands = HandWatch(self.config)
         self._pending = np.zeros(shape, dtype=bool)
         self._pending_until = -math.inf
         self._tracked_at: float | None = None
@@ -430,7 +419,7 @@ class BoardTracker:
         # White (locked) chips with no coloured chip at all is no game in progress: misreads.
         if 0 < chips.sum() <= cfg.first_board_stray_chips or only_white:
             log.warning("first board: taking %d lone reading(s) %s as an empty new game",
-                        int(chips.sum()), _cells_of(chips, labels))
+                        int(chips.sum()), cells_of(chips, labels))
             labels[chips] = "empty"
         self.committed = labels.copy()
         self._rebaseline(frame, rect, keep_pending=False)
@@ -452,11 +441,11 @@ class BoardTracker:
         self._pending, self._changed = pending, np.zeros_like(self._changed)
         self._held = np.zeros_like(self._held)
         self._sleeve = np.zeros_like(self._sleeve)
-        self._reach_still_since[:] = np.nan
+        self._hands.forget()
         if pending.any():
             self._pending_until = self._t + self.config.pending_seconds
             log.info("frame %d: cells %s changed before the new view; reading them again",
-                     self._index, _cells_of(pending))
+                     self._index, cells_of(pending))
         assert self._rectifier is not None
         self._bg = Background.taken(self._rectifier, rect.copy(), self.config.motion)
         self._prev = self._bg.coarse
@@ -501,7 +490,8 @@ class BoardTracker:
         held = changed | (self._held & (change > keep))
         self._held = held
         co_norm = co / gain
-        skin, seeds = self._hands(co, co_norm, changed, moving, t)
+        hands = self._hands.find(co, co_norm, changed, moving, t, rf, bg, index=self._index)
+        skin, seeds = hands.skin, hands.seeds
         hand = dilate_cells(skin, cfg.occlusion_grow)
         board_wide = max(float((changed & ~hand).mean()), float(moving.mean()))
         if self._wide is not None or board_wide >= cfg.global_fraction:
@@ -537,7 +527,7 @@ class BoardTracker:
         self._changed = changed & ~moving & ~large
         if self._pending.any() and t > self._pending_until:
             log.info("frame %d: pending cells %s were never read surely; given up", self._index,
-                     _cells_of(self._pending))
+                     cells_of(self._pending))
             self._pending[:] = False
         # Held cells are read only on a quiet board (no motion, hand, arm or sleeve in view): the
         # fringe of a hand's shadow hovers there too and was read as a chip (game 152003).
@@ -581,73 +571,6 @@ class BoardTracker:
         doubt = "the grid may not fit the board: check the camera view or calibrate"
         return self._update(t, state, committed=committed, labels=labels, unknown=unknown | unread,
                             message=doubt if t < self._fit_doubt_until else "")
-
-    def _hands(self, co: np.ndarray, co_norm: np.ndarray, changed: np.ndarray, moving: np.ndarray,
-               t: float) -> tuple[np.ndarray, np.ndarray]:
-        """``(skin, seeds)`` ``(10, 10)`` bool: the cells a hand covers (new skin-coloured pixels,
-        joined to an arm), and every cell a hand, an arm reaching in or motion covers. ``co``:
-        this frame's coarse board, ``co_norm`` with the light divided out; ``changed``, ``moving``:
-        the cells changed against the background and against the last frame."""
-        cfg, rf, bg = self.config, self._rectifier, self._bg
-        assert rf is not None and bg is not None
-        fresh_skin = new_skin(co, co_norm, bg.coarse, bg.skin, cfg.motion)
-        skin = cell_fraction(fresh_skin, rf, inner=cfg.motion.inner_fraction) > cfg.skin_fraction
-        reach = self._reaching_in(co_norm)
-        # A hand is never a lone skin-coloured cell (that is a red or orange chip): its arm joins
-        # it, and the arm comes in over the edge (a line of flipped chips under warm light is
-        # skin-coloured too, but nothing crosses the edge to it).
-        body = changed | skin | moving
-        skin &= region_sizes(body) >= cfg.hand_min_cells
-        reach = self._absorb_still_margin(co_norm, reach, moving | skin, changed, t)
-        arm = changed & reach
-        skin &= regions_touching(body, reach)
-        return skin, moving | skin | arm
-
-    def _reaching_in(self, co_norm: np.ndarray) -> np.ndarray:
-        """``(10, 10)`` bool: the edge cells beside which the margin outside the grid changed as
-        an arm reaching in changes it (``co_norm``: this frame's coarse board, light divided out).
-
-        Chips lie inside their cells; a change that crosses the grid's edge is an arm reaching
-        in, moving or not (a dark hand resting over a cell is no skin, nor motion). An arm crosses
-        the edge in one place, light changes the margin along a stretch of it (``ring_baseline``);
-        an arm changes the margin's outer half too, a chip overhanging the edge does not; and the
-        thresholds fall with the light, down to ``arm_light_floor``."""
-        cfg, rf, bg = self.config, self._rectifier, self._bg
-        assert rf is not None and bg is not None
-        edge, far = edge_difference(co_norm, bg.coarse, rf)
-        light = float(np.percentile(cell_mean(bg.coarse, rf, inner=cfg.motion.inner_fraction).mean(axis=2), 75))
-        dim = min(1.0, max(cfg.arm_light_floor, light / cfg.arm_light))
-        # (``far`` gives each edge cell its neighbours' value too: an arm there is two cells wider.)
-        half = cfg.arm_ring_half
-        return (edge > dim * cfg.arm_threshold + ring_baseline(edge, half)) & (
-            far > dim * cfg.arm_outer_threshold + ring_baseline(far, half + 1)
-        )
-
-    def _held_by_region(self, ready: np.ndarray, waiting: np.ndarray, candidates: np.ndarray,
-                        certain: np.ndarray) -> np.ndarray:
-        """The ready cells whose changed region holds a cell still waiting: a region is committed
-        whole (never half a flip of five chips). Cells that cleared of hands over
-        ``blob_together_seconds`` after a ``certain`` ready cell are a later move, not part of its
-        region."""
-        held = regions_touching(candidates, waiting) & ready if waiting.any() else np.zeros_like(ready)
-        later_by = self.config.blob_together_seconds
-        for r, c in np.argwhere(held & certain):
-            with_it = candidates & ~(self._first_clear > self._first_clear[r, c] + later_by)
-            held[r, c] = regions_touching(with_it, waiting & with_it)[r, c]
-        return held
-
-    def _overtaking(self, ready: np.ndarray, waiting: np.ndarray, t: float) -> np.ndarray:
-        """The ready changes that would overtake an older change still waiting for a sure
-        reading (its cell first cleared of hands earlier; a later hand over it does not make it
-        newer): they wait with it, at most ``order_hold_seconds`` after they cleared, so the
-        engine sees the moves in the order they were played."""
-        # (A waiting cell read as the label it holds is a nudged look, not a move.)
-        older = waiting & ~np.isnan(self._first_clear) & (self._readings.label != self.committed)
-        news = ready & (self._readings.label != self.committed) & ~np.isnan(self._first_clear)
-        if not older.any() or not news.any():
-            return np.zeros_like(ready)
-        later = news & (self._first_clear > float(np.min(self._first_clear[older])))
-        return later & ~lasted(t - self._first_clear, self.config.order_hold_seconds)
 
     def _consider(
         self, frame: np.ndarray, norm: np.ndarray, co_norm: np.ndarray, change: np.ndarray,
@@ -711,7 +634,7 @@ class BoardTracker:
                 return None
             if stale.any():
                 log.info("frame %d: cells %s changed but do not look empty; keeping their labels",
-                         self._index, _cells_of(stale))
+                         self._index, cells_of(stale))
                 self._absorb(norm, stale)
                 readings.forget(stale)
         # New chips on touching cells, all at once, are far more often a hand resting still
@@ -722,7 +645,8 @@ class BoardTracker:
         differs = (readings.label != self.committed) & ~turned_white
         new_chips = ready & differs & ~np.isin(readings.label, ("empty", "free"))
         certain = readings.conf >= cfg.blob_apart_confidence
-        ready &= ~(self._crowded(new_chips, candidates, certain) & ~lasted(stable_for, cfg.blob_hold_seconds))
+        crowd = crowded(new_chips, candidates & self._changed, certain, self._first_clear, cfg)
+        ready &= ~(crowd & ~lasted(stable_for, cfg.blob_hold_seconds))
         if not ready.any():
             return None
         # A changed region is committed whole: never half a flip of five chips. (An empty cell
@@ -730,8 +654,8 @@ class BoardTracker:
         # overhangs or shades it, is no change of its own: it does not hold that chip back.)
         read_empty = readings.read & (readings.label == "empty") & (self.committed == "empty")
         waiting = candidates & ~ready & ~read_empty
-        ready &= ~self._held_by_region(ready, waiting, candidates, certain)
-        ready &= ~self._overtaking(ready, waiting, t)
+        ready &= ~held_by_region(ready, waiting, candidates, certain, self._first_clear, cfg)
+        ready &= ~overtaking(ready, waiting, readings.label != self.committed, self._first_clear, t, cfg)
         # Cells read again after a new background (a relight, a re-lock) hold moves made while
         # the tracker could not follow, in an order it never saw: they reach the engine
         # together, which puts them in turn order (until ``pending_seconds`` gives one up).
@@ -745,7 +669,7 @@ class BoardTracker:
             # The grid may be off: a change over touching cells may be one chip seen twice. Keep the labels.
             several = news & (region_sizes(news) > 1)
             log.info("frame %d: the grid may be off; not committing %s, which touch each other",
-                     self._index, _cells_of(several, readings.label))
+                     self._index, cells_of(several, readings.label))
             self._absorb(norm, several)
             readings.forget(several)
             ready &= ~several
@@ -803,29 +727,6 @@ class BoardTracker:
             near=looks.known & (from_empty < math.hypot(cfg.change_keep_threshold, drift)),
         )
 
-    def _crowded(self, new_chips: np.ndarray, candidates: np.ndarray, certain: np.ndarray) -> np.ndarray:
-        """The ``new_chips`` that may be a hand resting still rather than moves: touching another
-        new chip that cleared of hands about as early (``blob_together_seconds``), or touching
-        one and not ``certain``, or in a wide changed region.
-
-        A new chip read with certainty whose cell cleared well before its new neighbour's is the
-        earlier of two moves, whose reading the second move's hand kept back: it goes first, the
-        later one after it (game 181002 at 5 frames a second: two such chips held each other
-        back while hands kept coming, for 98 s). An unsure one may be a hand that shifted.
-        A wide region: a hand whose arm came in at a corner and lay along the margin (taken for
-        light there) changes many cells, and only one of them reads as a new chip; the chips it
-        covers read as they were (game 175006 of ``live_accuracy``: such a hand over eight cells
-        was committed as a red chip). Changed past the threshold, not held: a hand just gone
-        leaves cells held a while (game 172000: seven held cells touching a new chip held it
-        back 2.3 s)."""
-        cfg = self.config
-        wide = region_sizes(candidates & self._changed) > cfg.blob_region_cells
-        return new_chips & (
-            touching_not_later(new_chips, self._first_clear, cfg.blob_together_seconds)
-            | (region_sizes(new_chips) > 1) & ~certain
-            | wide
-        )
-
     def _unseen_flips(self, ready: np.ndarray, as_empty: np.ndarray, turned_white: np.ndarray) -> np.ndarray:
         """Among ``ready`` cells that look as their empty card (``as_empty``), the chips of a
         sequence being turned over (one of its five read white, ``turned_white``: see
@@ -870,38 +771,8 @@ class BoardTracker:
         shaded = new & (colour < max(cfg.min_chip_colour, cfg.chip_colour_over_board * board))
         if shaded.any():
             log.info("frame %d: %s changed in light only, or in colour no more than the board: no chip",
-                     self._index, _cells_of(shaded, self._readings.label))
+                     self._index, cells_of(shaded, self._readings.label))
         return shaded
-
-    def _absorb_still_margin(self, co_norm: np.ndarray, reach: np.ndarray, stirring: np.ndarray,
-                             changed: np.ndarray, t: float) -> np.ndarray:
-        """``reach`` less the edge cells whose margin has looked reached into for
-        ``arm_still_seconds`` with nothing moving or skin-coloured on or beside them: an arm comes
-        in moving; a margin the light changed otherwise than the cells (a lamp dimmed under a
-        glare that did not) stays so with nothing moving. Their margin's background becomes its
-        current look (game 158006: after a dimmed lamp, the margin beside a corner read as an arm
-        for good, and the flipped line beside it, with every chip put down next to it, was unknown
-        for 30 s). Beside one changed cell alone, ``lone_arm_still_seconds`` is enough: that is a
-        chip overhanging the margin."""
-        cfg = self.config
-        still = reach & ~dilate_cells(stirring, 1)
-        self._reach_still_since[~still] = np.nan
-        self._reach_still_since[still & np.isnan(self._reach_still_since)] = t
-        if not still.any():
-            return reach
-        # (The outer strip lends each edge cell its neighbours' value: one cell reaches three.)
-        lone = reach & (region_sizes(reach | changed) <= 3) & (region_sizes(reach | changed, changed) == 1)
-        wait = np.where(lone, cfg.lone_arm_still_seconds, cfg.arm_still_seconds)
-        stale = still & lasted(t - self._reach_still_since, wait)
-        if not stale.any():
-            return reach
-        log.info("frame %d: the margin beside %s has looked reached into, with nothing moving, for "
-                 "%.1f s: light or a chip's overhang, no arm", self._index, _cells_of(stale),
-                 float(np.max(wait[stale])))
-        assert self._bg is not None and self._rectifier is not None
-        self._bg.absorb_margin(self._rectifier, co_norm, stale)
-        self._reach_still_since[stale] = np.nan
-        return reach & ~stale
 
     def _absorb(self, norm: np.ndarray, cells: np.ndarray) -> None:
         """The current look of ``cells`` becomes their background (``norm``: gain-normalised rect)."""
@@ -943,7 +814,7 @@ class BoardTracker:
         moved = shift_in_cells(corners, rf.corners)
         if moved < cfg.fit_min_shift_cells:
             log.info("frame %d: cells %s straddle cells, but the board is found at the same place",
-                     self._index, _cells_of(stale))
+                     self._index, cells_of(stale))
             self._fit_candidate = None
             return False
         candidate, self._fit_candidate = self._fit_candidate, corners
@@ -1152,11 +1023,11 @@ class BoardTracker:
             self._pending |= differ
             self._pending_until = self._t + self.config.pending_seconds
             # Changed while the tracker could not follow: older than any change it sees next,
-            # so a later move waits for them (``_overtaking``) and the engine hears both in turn.
+            # so a later move waits for them (``vision.holding.overtaking``) and the engine hears both in turn.
             # (Called just after ``_rebaseline``, which dates the pending cells it keeps alike.)
             self._first_clear[differ] = self._t
             log.info("frame %d: cells %s read differently %s; reading them again",
-                     self._index, _cells_of(differ, labels), why)
+                     self._index, cells_of(differ, labels), why)
 
     def _judge_moved(self, frame: np.ndarray, norm: np.ndarray, before: np.ndarray, *, hand: bool) -> bool:
         """Did the board move? Re-lock by alignment, else by re-finding it; True once re-locked.
