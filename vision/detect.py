@@ -207,9 +207,28 @@ def _locate_and_orient(frame: np.ndarray, edition: str | None, timings: dict[str
                         log.info("the board reads better %s: taking the board found that way",
                                  "as seen" if look_mirrored else "mirrored")
                         return other
+            elif failed and _reads_better_flipped(frame, placed, look_mirrored, detect_config.mirror_doubt_z, timings):
+                # Found only this way, yet its print reads better the way the first look missed
+                # it (faint print, most cards under chips): the same board, turned the first way.
+                turned = _orient_quad(frame, placed, not look_mirrored, timings)
+                if turned:
+                    log.info("the board found %s reads better %s: turned that way", "mirrored" if look_mirrored
+                             else "as seen", "as seen" if look_mirrored else "mirrored")
+                    return turned
             return placed
         failed[look_mirrored] = placed
     return failed.get(False, failed[looks[0]])  # the frame as seen gives the reason to report
+
+
+def _orient_quad(frame: np.ndarray, placed: _Placement, look_mirrored: bool, timings: dict[str, float]) -> _Placement:
+    """The grid ``placed`` oriented afresh in the frame as seen or flipped left to right
+    (``look_mirrored``), its corners in this frame's pixels; not found where orientation rejects it."""
+    assert placed.corners is not None
+    if not look_mirrored:
+        return _oriented(frame, order_as_seen(placed.corners), placed.edition, timings)
+    width = frame.shape[1]
+    turned = _oriented(cv2.flip(frame, 1), order_as_seen(mirror_points(placed.corners, width)), placed.edition, timings)
+    return replace(turned, corners=mirror_points(turned.corners, width)) if turned else turned
 
 
 def _reads_better_flipped(frame: np.ndarray, placed: _Placement, look_mirrored: bool, margin: float,
@@ -250,18 +269,23 @@ def _locate_and_orient_as_seen(frame: np.ndarray, edition: str | None, timings: 
         fit = locate_grid(frame, edition=edition, config=config)
     if not fit:
         return _Placement(None, edition or "classic", 0.0, "located", reason=fit.reason or NOT_FOUND)
-    found_edition = edition or fit.edition or "classic"
+    return _oriented(frame, fit.corners, edition or fit.edition or "classic", timings,
+                     turn_probabilities=_turn_probabilities(fit, config))
+
+
+def _oriented(frame: np.ndarray, seen: np.ndarray, edition: str, timings: dict[str, float], *,
+              turn_probabilities: np.ndarray | None = None) -> _Placement:
+    """The located grid ``seen`` (corners as seen) with its corner (0, 0) decided from the print."""
     from vision.orient import orient_grid
 
     with _timed(timings, "orient"):
         try:
-            orientation = orient_grid(frame, fit.corners, edition=found_edition,
-                                      turn_probabilities=_turn_probabilities(fit, config))
+            orientation = orient_grid(frame, seen, edition=edition, turn_probabilities=turn_probabilities)
         except ValueError as exc:  # a degenerate fit from the locator: not found, not a crash
             log.info("located grid rejected by orientation: %s", exc)
-            return _Placement(None, found_edition, 0.0, "located", reason=f"no usable grid found ({exc})")
+            return _Placement(None, edition, 0.0, "located", reason=f"no usable grid found ({exc})")
     corners = np.asarray(orientation.corners, dtype=np.float32)
-    return _Placement(corners, found_edition, float(orientation.confidence), "located")
+    return _Placement(corners, edition, float(orientation.confidence), "located")
 
 
 def _turn_probabilities(fit: GridFit, config: LocateConfig) -> np.ndarray | None:
