@@ -228,7 +228,7 @@ def _orient_quad(frame: np.ndarray, placed: _Placement, look_mirrored: bool, tim
         return _oriented(frame, order_as_seen(placed.corners), placed.edition, timings)
     width = frame.shape[1]
     turned = _oriented(cv2.flip(frame, 1), order_as_seen(mirror_points(placed.corners, width)), placed.edition, timings)
-    return replace(turned, corners=mirror_points(turned.corners, width)) if turned else turned
+    return _flipped_back(turned, width)
 
 
 def _reads_better_flipped(frame: np.ndarray, placed: _Placement, look_mirrored: bool, margin: float,
@@ -255,11 +255,18 @@ def _locate_and_orient_looking(frame: np.ndarray, edition: str | None, timings: 
         return _locate_and_orient_as_seen(frame, edition, timings, config)
     with _timed(timings, "mirrored"):
         placed = _locate_and_orient_as_seen(cv2.flip(frame, 1), edition, {}, config)
+    if placed:
+        log.info("the board shows mirrored: the camera is set to mirror its picture")
+    return _flipped_back(placed, frame.shape[1])
+
+
+def _flipped_back(placed: _Placement, width: int) -> _Placement:
+    """A grid placed in the frame flipped left to right, its corners in the ``width``-wide frame's
+    own pixels (anticlockwise on screen)."""
     if not placed:
         return placed
     assert placed.corners is not None
-    log.info("the board shows mirrored: the camera is set to mirror its picture")
-    return replace(placed, corners=mirror_points(placed.corners, frame.shape[1]))
+    return replace(placed, corners=mirror_points(placed.corners, width))
 
 
 def _locate_and_orient_as_seen(frame: np.ndarray, edition: str | None, timings: dict[str, float],

@@ -60,7 +60,7 @@ class HandWatch:
         """The hands of one frame. ``co``: its coarse board, ``co_norm`` with the light divided
         out; ``changed``, ``moving``: the cells changed against the background and against the
         last frame; ``index``: the frame's, for the log. A margin long reached into with
-        nothing stirring becomes part of ``bg`` (``absorb_still_margin``)."""
+        nothing stirring becomes part of ``bg`` (``_absorb_still_margin``)."""
         cfg = self.config
         fresh_skin = new_skin(co, co_norm, bg.coarse, bg.skin, cfg.motion)
         skin = cell_fraction(fresh_skin, rf, inner=cfg.motion.inner_fraction) > cfg.skin_fraction
@@ -70,12 +70,12 @@ class HandWatch:
         # skin-coloured too, but nothing crosses the edge to it).
         body = changed | skin | moving
         skin &= region_sizes(body) >= cfg.hand_min_cells
-        reach = self.absorb_still_margin(co_norm, reach, moving | skin, changed, t, rf, bg, index=index)
+        reach = self._absorb_still_margin(co_norm, reach, moving | skin, changed, t, rf, bg, index=index)
         arm = changed & reach
         skin &= regions_touching(body, reach)
         return HandCells(skin=skin, seeds=moving | skin | arm)
 
-    def absorb_still_margin(self, co_norm: np.ndarray, reach: np.ndarray, stirring: np.ndarray,
+    def _absorb_still_margin(self, co_norm: np.ndarray, reach: np.ndarray, stirring: np.ndarray,
                             changed: np.ndarray, t: float, rf: Rectifier, bg: Background, *,
                             index: int = -1) -> np.ndarray:
         """``reach`` less the edge cells whose margin has looked reached into for
