@@ -259,3 +259,26 @@ def test_court_cards_printed_by_another_hand_are_not_read_as_chips(seed):
     plain: the cue network alone took it for a yellow chip on both of these easy frames."""
     scene = render(random_spec(seed, edition="jumbo", difficulty="easy", printing="other"))
     assert _wrong(scene, _read(scene)) == []
+
+
+def test_a_doubtful_cell_the_patch_network_finds_a_white_chip_in_is_white_not_the_nearest_team_colour():
+    """Seed 24391 (hard, Jumbo): two white chips of a flipped line, tinted a hair nearer blue than
+    white, left the cue network in doubt (logit -0.6, -0.9); the patch network found a chip in
+    each, white at 1.0, yet they kept the prototypes' blue, since only cells the cue network
+    already called chips were recoloured white."""
+    scene = render(random_spec(24391, edition="jumbo", difficulty="hard"))
+    reading = _read(scene)
+    for r, c in ((5, 4), (7, 6)):
+        assert scene.labels[r][c] == "flipped"
+        assert reading.labels[r][c] == "flipped", (r, c)
+
+
+def test_a_vivid_camera_does_not_turn_white_chips_blue():
+    """A phone's vivid mode (saturation x1.6) on seed 24139 (hard, Jumbo) tints a white chip of a
+    flipped line so far towards blue (blue 1.8, white 6.5 in colour distance) that only the
+    patch network, certain it is white, still sees what it is."""
+    scene = _processed(24139, "jumbo", "hard", 1.6)
+    reading = _read(scene)
+    assert scene.labels[4][5] == "flipped"
+    assert reading.labels[4][5] == "flipped"
+    assert not [w for w in _wrong(scene, reading) if w[2] == "blue"]

@@ -233,6 +233,16 @@ class ReaderConfig:
     (``patch_colour_sure``): a lamp's cast tints a white chip pale blue or pink (on seed 6089,
     hard, white chips read blue were 0.5 to 1.7 nearer white than their blue; blue chips, 4.3
     and more)."""
+    patch_white_certain: float = 0.99
+    """Where a white chip can be, a chip read as a team colour that the patch network (asked for
+    any of the reasons above) gives white at least this probability is white, however far its
+    colour is from white: a colour cast, and a camera's saturation boost most of all, can push a
+    white chip's tint past ``patch_pale_margin``, not the face and shadow the network sees.
+    Above 1, never. (True corners, 600 fresh Jumbo frames, seeds 24300-24899 normal and hard,
+    each as rendered and through several of ``vision_stress``'s camera processings: of the chips
+    read in a team colour that the network gave white 0.5 or more, this and the pale rule with
+    the chip logit as it stands made 61 white chips white that ended another colour, 26 of them
+    by the pale rule alone; and one yellow chip white, at 0.9991 under local tone mapping.)"""
     patch: PatchConfig = field(default_factory=PatchConfig)
 
 
@@ -666,7 +676,8 @@ class CellReader:
         reads cells read empty but not by far (``patch_white_doubt``) and chips read in a team
         colour close to white (``patch_pale_margin``), and where it is sure of a white chip,
         that is what they are; where it is sure of a team's chip in a cell read empty, so is
-        that, unless an empty-board reference is compared.
+        that, unless an empty-board reference is compared. Any chip it read in a team colour
+        and is all but certain is white (``patch_white_certain``) is white too.
         """
         cfg = self.config
         net = self.patch_net
@@ -678,6 +689,7 @@ class CellReader:
         white_at = np.flatnonzero(names == "flipped")
         faint = np.zeros(N_CELLS, bool)
         pale = np.zeros(N_CELLS, bool)
+        reachable = np.zeros(N_CELLS, bool)
         if white_at.size and white_at.size < names.size:
             to_white = dist[:, white_at[0]]
             reachable = board & (to_white < cfg.unreachable_distance)
@@ -685,8 +697,8 @@ class CellReader:
                 doubt |= reachable & (logit <= 0) & (feats["saturated"] > cfg.patch_clipped)
             faint = reachable & ~doubt & (logit <= 0) & (logit > -cfg.patch_white_doubt)
             near = to_white - dist[np.arange(N_CELLS), best] < cfg.patch_pale_margin
-            pale = reachable & (logit > 0) & ~white & near
-        asked = np.flatnonzero(doubt | (white & (logit > 0) & board) | faint | pale)
+            pale = reachable & ~white & near
+        asked = np.flatnonzero(doubt | (white & (logit > 0) & board) | faint | (pale & (logit > 0)))
         probs = np.zeros((N_CELLS, len(patch_net.CLASSES)), np.float32)
         if net is None or asked.size == 0:
             return logit, best, probs
@@ -715,7 +727,12 @@ class CellReader:
             found = faint[asked] & np.isin(found_as, chips)
             logit[asked[found]] = patch[found]
             best[asked[found]] = [index[name] for name in found_as[found]]
-            best[asked[pale[asked] & (seen == "flipped")]] = int(white_at[0])
+            # A chip read in a team colour is white where the network is sure of that and the
+            # colour is near white, or where it is all but certain whatever the colour says
+            # (the chip logit as it stands now: a doubtful cell the network found a chip in too).
+            chip = (logit[asked] > 0) & reachable[asked] & ~white[asked]
+            certain = prob[:, patch_net.CLASSES.index("flipped")] >= cfg.patch_white_certain
+            best[asked[chip & ((pale[asked] & (seen == "flipped")) | certain)]] = int(white_at[0])
         return logit, best, probs
 
     def seen_colours(self, frame: np.ndarray, corners: np.ndarray, reading: CellReading) -> list[list[str]]:
