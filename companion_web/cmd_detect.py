@@ -113,6 +113,7 @@ def _print_json(obj: dict[str, Any]) -> None:
 
 
 def _print_text(det: Any) -> None:
+    from vision.advice import outside_advice
     from vision.detect import label_grid_text
     from vision.glare import glare_advice
 
@@ -126,9 +127,7 @@ def _print_text(det: Any) -> None:
                      "is the free corner left of 2S, or give --corners, or calibrate a --profile")
     if det.mirrored:
         lines.append("the picture is mirrored (the camera's mirror setting is on): the board was read through it")
-    glare = glare_advice(det.glare)
-    if glare:
-        lines.append(glare)
+    lines += [advice for advice in (glare_advice(det.glare), outside_advice(det.outside)) if advice]
     doubtful = int((det.confidence < 0.6).sum())
     if doubtful:
         lines.append(f"{doubtful} cell(s) read with low confidence (see --json or --overlay)")

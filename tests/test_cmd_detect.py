@@ -167,6 +167,31 @@ def test_readable_output_says_where_glare_blinded_the_board(board, tmp_path, cap
     assert f"{len(blinded)} cells" in said[0]
 
 
+def test_cells_past_the_picture_s_edge_are_named_and_read_at_no_confidence(board, tmp_path, capsys):
+    """A photo that cuts the board: given the corners (past the right edge), the cells beyond
+    it are read from pixels the camera never saw; detect says which, and is not sure of them."""
+    from vision.classify import CORNER_MASK
+    from vision.warp import cells_outside
+
+    scene, path, corners = board
+    assert main(["detect", str(path), "--corners", corners]) == 0
+    assert "outside the picture" not in capsys.readouterr().out
+    xs = scene.corners[:, 0]
+    cut = scene.frame[:, : int(xs.max() - 1.2 * (xs.max() - xs.min()) / 10)]
+    photo = tmp_path / "cut.png"
+    cv2.imwrite(str(photo), cut)
+    beyond = cells_outside(scene.corners, cut.shape) & ~CORNER_MASK
+    assert beyond.sum() >= 2
+    assert main(["detect", str(photo), "--corners", corners]) == 0
+    said = [line for line in capsys.readouterr().out.splitlines() if line.startswith("outside the picture")]
+    assert len(said) == 1 and f"{int(beyond.sum())} cells" in said[0]
+    assert main(["detect", str(photo), "--corners", corners, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert sorted(map(tuple, data["outside"])) == [tuple(int(v) for v in rc) for rc in np.argwhere(beyond)]
+    assert (np.array(data["confidence"])[beyond] == 0.0).all()
+    assert (np.array(data["confidence"])[~beyond] > 0.0).any()
+
+
 def test_a_picture_with_no_board_says_board_not_found_once_and_what_to_check(tmp_path, capsys):
     """A colourful picture of something else goes through the whole search. The user reads
     "board not found" once (not "board not found: no board: ...") and what to check, with the

@@ -7,8 +7,9 @@ import pytest
 from glarescenes import glare_scene
 
 from engine.layout import CORNERS, SIZE
+from vision.advice import MAX_NAMED
 from vision.detect import detect
-from vision.glare import DOUBT_LOGIT, GLARE_SHARE, MAX_NAMED, glare_advice, glare_cells
+from vision.glare import DOUBT_LOGIT, GLARE_SHARE, glare_advice, glare_cells
 
 
 def features(share: float = 0.0, logit: float = -10.0) -> dict[str, np.ndarray]:

@@ -6,6 +6,7 @@ import pytest
 
 from vision.warp import (
     cell_centres,
+    cells_outside,
     check_corners,
     grid_geometry,
     grid_lines,
@@ -82,3 +83,14 @@ def test_corners_follow_a_camera_resolution_but_not_a_change_of_picture_shape():
     assert np.array_equal(corners_in_frame(corners, (1280, 720), (720, 1280, 3)), corners)
     assert np.allclose(corners_in_frame(corners, (640, 360), (1080, 1920, 3)), corners * 3)
     assert corners_in_frame(corners, (640, 480), (720, 1280, 3)) is None  # 4:3 then 16:9: a crop
+
+
+def test_cells_whose_centre_lies_past_the_picture_s_edge_are_outside():
+    """A square grid of 100 px cells from x = 0 to 1000 in a 900 px wide frame: the last column's
+    centres (x = 950) lie past the right edge, the ninth's (850) inside; turned upside down in
+    the corners' order, the same cells, now column 0 of the grid."""
+    square = np.array([[0, 0], [1000, 0], [1000, 1000], [0, 1000]], dtype=np.float32)
+    outside = cells_outside(square, (1000, 900, 3))
+    assert outside[:, 9].all() and not outside[:, :9].any()
+    assert np.array_equal(cells_outside(square[[2, 3, 0, 1]], (1000, 900)), outside[::-1, ::-1])
+    assert not cells_outside(square, (1000, 1000)).any()

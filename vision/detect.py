@@ -21,7 +21,7 @@ import numpy as np
 
 from engine.labels import TEAM_COLOURS, edition_of_colours
 from engine.layout import EDITIONS, SIZE
-from vision.classify import CellReader, CellReading, ReaderConfig
+from vision.classify import CORNER_MASK, CellReader, CellReading, ReaderConfig
 from vision.colour import DEFAULT_PROTOTYPES, NO_COLOUR, ColourModel, default_labels, lacks_colour
 from vision.flipped import FlippedPrior, with_flipped_lines
 from vision.geometry import (
@@ -39,7 +39,7 @@ from vision.locate import LocateConfig, locate_grid
 from vision.roundness import RoundnessConfig, chip_roundness, edition_by_roundness, sure_chips
 from vision.settle import refine_corners, settle_corners
 from vision.teams import TeamsPrior, with_teams_in_play
-from vision.warp import check_frame, corners_in_frame
+from vision.warp import cells_outside, check_frame, corners_in_frame
 
 log = logging.getLogger(__name__)
 
@@ -125,6 +125,10 @@ class Detection:
     reason: str = ""
     timings: dict[str, float] = field(default_factory=dict)
     features: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    outside: np.ndarray | None = None
+    """``(10, 10)`` bool: the cells (free corners aside) whose centre lies outside the picture,
+    read at confidence 0 from the edge's pixels (``vision.warp.cells_outside``); None when the
+    board was not read."""
 
     def __bool__(self) -> bool:
         return self.corners is not None and self.labels is not None and not self.reason
@@ -154,6 +158,7 @@ class Detection:
             "source": self.source,
             "mirrored": self.mirrored,
             "glare": [[int(r), int(c)] for r, c in np.argwhere(self.glare)],
+            "outside": [[int(r), int(c)] for r, c in np.argwhere(self.outside)] if self.outside is not None else [],
             "timings_ms": _rounded(self.timings),
         }
 
@@ -509,11 +514,15 @@ def detect(
             log.info("the chips say %s (guessed %s): read again with its chips", told, placed.edition)
             placed = replace(placed, edition=told)
             _, reading = _read(frame, placed, reference, profile, edition_known, config, timings, told=True)
+    # A corner past the picture's edge (a board the photo cuts): its cells are not seen at all.
+    outside = cells_outside(placed.corners, frame.shape) & ~CORNER_MASK
+    confidence = np.where(outside, 0.0, reading.confidence).astype(np.float32)
     timings["total"] = 1000.0 * (time.perf_counter() - start)
     return Detection(
         corners=placed.corners,
         labels=reading.labels,
-        confidence=reading.confidence,
+        confidence=confidence,
+        outside=outside,
         orientation_confidence=placed.orientation_confidence,
         edition=placed.edition,
         source=placed.source,

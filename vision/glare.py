@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.layout import SIZE
+from vision.advice import cells_where
 from vision.classify import CORNER_MASK
 
 GLARE_SHARE = 0.5
@@ -23,8 +24,6 @@ reader still sees each chip's rim and shadow there (a clear chip or card reads 1
 On 240 rendered frames of seeds 13300-13539 (all difficulties, both editions, true corners),
 blinded cells showed on 26 frames, all hard or Jumbo ones, and held 31 of the 36 wrong cells;
 by clipping alone, 91 frames had some, 84 of them read all right."""
-MAX_NAMED = 6
-"""Most cells named one by one in the advice; the rest are counted."""
 
 
 def glare_cells(features: dict[str, np.ndarray]) -> np.ndarray:
@@ -44,16 +43,11 @@ def glare_advice(blinded: np.ndarray) -> str:
     """One line for the people at the table about the cells glare ``blinded`` (``(10, 10)`` bool);
     "" when there are none. A few cells are named, more are given as the rows and columns they
     span (a glare spot is one patch of the board)."""
-    cells = [(int(r), int(c)) for r, c in np.argwhere(np.asarray(blinded, dtype=bool))]
-    if not cells:
+    count, where = cells_where(blinded)
+    if not count:
         return ""
-    if len(cells) <= MAX_NAMED:
-        where = ", ".join(f"({r}, {c})" for r, c in cells)
-    else:
-        rows, cols = zip(*cells, strict=True)
-        where = f"rows {min(rows)}-{max(rows)}, columns {min(cols)}-{max(cols)}"
-    noun = "cell" if len(cells) == 1 else "cells"
-    return (f"glare: the camera sees {len(cells)} {noun} as plain white ({where}); a chip there, a white one "
+    noun = "cell" if count == 1 else "cells"
+    return (f"glare: the camera sees {count} {noun} as plain white ({where}); a chip there, a white one "
             "above all, may go unseen: move the lamp or the camera, or lower its exposure")
 
 

@@ -127,6 +127,16 @@ def cell_centres(corners: np.ndarray) -> np.ndarray:
     return grid_to_image(np.stack([xs, ys], axis=-1), corners)
 
 
+def cells_outside(corners: np.ndarray, frame_shape: tuple[int, ...]) -> np.ndarray:
+    """``(10, 10)`` bool: the cells of the grid ``corners`` whose centre lies outside a frame of
+    ``frame_shape`` (``(H, W, ...)``). A board found with a corner past the picture's edge is
+    read there from pixels the camera never saw (the warp repeats the edge's)."""
+    h, w = frame_shape[:2]
+    centres = cell_centres(corners)
+    x, y = centres[..., 0], centres[..., 1]
+    return ~((x >= 0) & (x < w) & (y >= 0) & (y < h))
+
+
 def grid_lines(corners: np.ndarray) -> np.ndarray:
     """End points of the 11 + 11 grid lines in image pixels, ``(22, 2, 2)`` float32."""
     t = np.arange(SIZE + 1, dtype=np.float32)
