@@ -730,7 +730,7 @@ class CellReader:
             # A chip read in a team colour is white where the network is sure of that and the
             # colour is near white, or where it is all but certain whatever the colour says
             # (the chip logit as it stands now: a doubtful cell the network found a chip in too).
-            chip = (logit[asked] > 0) & reachable[asked] & ~white[asked]
+            chip = (logit[asked] > 0) & reachable[asked]
             certain = prob[:, patch_net.CLASSES.index("flipped")] >= cfg.patch_white_certain
             best[asked[chip & ((pale[asked] & (seen == "flipped")) | certain)]] = int(white_at[0])
         return logit, best, probs

@@ -125,10 +125,10 @@ class Detection:
     reason: str = ""
     timings: dict[str, float] = field(default_factory=dict)
     features: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
-    outside: np.ndarray | None = None
+    outside: np.ndarray = field(default_factory=lambda: np.zeros((SIZE, SIZE), dtype=bool))
     """``(10, 10)`` bool: the cells (free corners aside) whose centre lies outside the picture,
-    read at confidence 0 from the edge's pixels (``vision.warp.cells_outside``); None when the
-    board was not read."""
+    read at confidence 0 from the edge's pixels (``vision.warp.cells_outside``); all False when
+    the board was not read."""
 
     def __bool__(self) -> bool:
         return self.corners is not None and self.labels is not None and not self.reason
@@ -157,10 +157,15 @@ class Detection:
             "edition": self.edition,
             "source": self.source,
             "mirrored": self.mirrored,
-            "glare": [[int(r), int(c)] for r, c in np.argwhere(self.glare)],
-            "outside": [[int(r), int(c)] for r, c in np.argwhere(self.outside)] if self.outside is not None else [],
+            "glare": _cell_list(self.glare),
+            "outside": _cell_list(self.outside),
             "timings_ms": _rounded(self.timings),
         }
+
+
+def _cell_list(cells: np.ndarray) -> list[list[int]]:
+    """``[[row, col], ...]`` of the True cells of ``(10, 10)`` bool ``cells``, for JSON."""
+    return [[int(r), int(c)] for r, c in np.argwhere(cells)]
 
 
 def _rounded(timings: dict[str, float]) -> dict[str, float]:
