@@ -17,11 +17,12 @@ import numpy as np
 from calibration.profile import Profile, ProfileError
 from engine.labels import TEAM_COLOURS, parse_team_colour
 from engine.layout import Cell, card_at, in_bounds, is_corner
+from vision.advice import as_sentence, outside_advice
 from vision.classify import CellReader
 from vision.colour import ColourModel, Prototype
 from vision.detect import DetectConfig, detect
 from vision.framing import framing_sentence
-from vision.glare import glare_sentence
+from vision.glare import glare_advice
 from vision.locate import LocateConfig
 
 
@@ -96,9 +97,10 @@ def calibrate(
 
 def camera_advice_for(profile: Profile, empty_frame: np.ndarray) -> str:
     """What to tell the person about the camera's view of the empty board a profile was made
-    from, as sentences ("" when all is well): glare (``vision.glare``) and a board small in the
-    picture (``vision.framing``). Calibration is the moment to move the lamp or the camera,
-    before a game in which chips under the glare, or too small to see, would go unseen."""
+    from, as sentences ("" when all is well): glare (``vision.glare``), cells past the picture's
+    edge (``vision.advice``) and a board small in the picture (``vision.framing``). Calibration
+    is the moment to move the lamp or the camera, before a game in which chips under the glare,
+    out of view, or too small to see would go unseen."""
     reading = detect(empty_frame, corners=np.asarray(profile.corners, dtype=np.float32), edition=profile.edition)
     return camera_advice(reading, profile.corners)
 
@@ -106,8 +108,8 @@ def camera_advice_for(profile: Profile, empty_frame: np.ndarray) -> str:
 def camera_advice(reading: Any, corners: Any) -> str:
     """``camera_advice_for`` from a reading already made with grid ``corners`` ``(4, 2)`` (a
     ``vision.detect.Detection``): the wizard's test read has one."""
-    glare = glare_sentence(reading.glare) if reading else ""
-    return " ".join(filter(None, (glare, framing_sentence(corners))))
+    said = [as_sentence(glare_advice(reading.glare)), as_sentence(outside_advice(reading.outside))] if reading else []
+    return " ".join(filter(None, (*said, framing_sentence(corners))))
 
 
 def learn_colours(

@@ -82,6 +82,20 @@ def test_calibrating_a_board_small_in_the_picture_says_to_bring_the_camera_close
     assert any("small in the picture" in line and "move the camera closer" in line for line in printed)
 
 
+def test_calibrating_a_board_the_picture_cuts_names_the_cells_past_its_edge(tmp_path, capsys):
+    """A camera that shows all but the last column would give a profile reading those cells from
+    the picture's edge pixels all game long: calibration says which and to move the camera."""
+    import types
+
+    scene = render(random_spec(25102, edition="classic", difficulty="normal"), empty=True)
+    xs = scene.corners[:, 0]
+    cut = np.ascontiguousarray(scene.frame[:, : int(xs.max() - (xs.max() - xs.min()) / 10)])
+    printed = _calibrated(types.SimpleNamespace(frame=cut, corners=scene.corners), tmp_path / "cut.png",
+                          "classic", capsys)
+    assert any(line.startswith("Outside the picture: ") and "(1, 9)" in line and "move the camera" in line
+               for line in printed), printed
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [

@@ -20,6 +20,13 @@ def cells_where(cells: np.ndarray) -> tuple[int, str]:
     return len(at), f"rows {min(rows)}-{max(rows)}, columns {min(cols)}-{max(cols)}"
 
 
+def as_sentence(advice: str) -> str:
+    """One line of advice (``glare_advice``, ``outside_advice``) as a sentence of its own,
+    capitalised with a full stop, for messages in prose: the calibration's and the wizard's;
+    "" for no advice."""
+    return f"{advice[0].upper()}{advice[1:]}." if advice else ""
+
+
 def outside_advice(outside: np.ndarray) -> str:
     """One line about the cells that lie outside the picture (``(10, 10)`` bool,
     ``vision.warp.cells_outside``); "" when there are none."""

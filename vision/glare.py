@@ -50,9 +50,3 @@ def glare_advice(blinded: np.ndarray) -> str:
     return (f"glare: the camera sees {count} {noun} as plain white ({where}); a chip there, a white one "
             "above all, may go unseen: move the lamp or the camera, or lower its exposure")
 
-
-def glare_sentence(blinded: np.ndarray) -> str:
-    """``glare_advice`` as a sentence of its own (capitalised, with a full stop), for messages in
-    prose: the calibration's and the wizard's; "" when no cell is blinded."""
-    advice = glare_advice(blinded)
-    return f"{advice[0].upper()}{advice[1:]}." if advice else ""
