@@ -39,6 +39,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.advice import outside_advice
 from vision.glare import glare_advice
 from vision.sources import Frame, FrameSource
 
@@ -78,10 +79,21 @@ class CameraStatus:
     t: float = 0.0
     advice: str = ""
     """A standing warning about the view while it is read (glare over part of the board,
-    ``vision.glare``): what to do about it; "" when there is none."""
+    ``vision.glare``; cells past the picture's edge, ``vision.advice``): what to do about it;
+    "" when there is none."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def view_advice(update: Any) -> str:
+    """The standing warning about the view a tracker's ``update`` carries: the cells glare
+    blinded and those past the picture's edge (``vision.track.TrackUpdate``), "; "-joined; ""
+    when it has none (a stand-in tracker may carry neither)."""
+    said = [advice(cells) for advice, cells in ((glare_advice, getattr(update, "glare", None)),
+                                                (outside_advice, getattr(update, "outside", None)))
+            if cells is not None]
+    return "; ".join(filter(None, said))
 
 
 @dataclass(frozen=True)
@@ -328,9 +340,7 @@ class Pipeline:
             if tracker is self._tracker:
                 self._corners, self._labels = update.corners, update.labels
         state = TRACK_STATES.get(update.state, update.state)
-        glare = getattr(update, "glare", None)
-        if glare is not None:
-            self._set_advice(glare_advice(glare))
+        self._set_advice(view_advice(update))
         self._set_status(state, getattr(update, "message", ""))  # live too: "the grid may not fit ..."
         if self._on_update is not None:
             self._on_update(frame, update)
@@ -426,7 +436,7 @@ class Pipeline:
             self._advice = advice
             status = self._status_locked()
         # Said once as a warning; the count of cells may change with every reading after that.
-        (logger.warning if new else logger.info)("camera: %s", advice or "no glare now")
+        (logger.warning if new else logger.info)("camera: %s", advice or "the view is clear now")
         self._report(status)
 
     def _report(self, status: CameraStatus) -> None:

@@ -376,7 +376,6 @@ def test_round_chips_tell_a_classic_board_its_outline_takes_for_the_jumbo_mat():
 def test_a_board_found_running_past_the_picture_s_edge_says_which_cells_it_could_not_see():
     """Seed 25102 (normal, classic) cut a cell short of the grid's right: the grid is found from
     what shows, a corner 1.5 cells past the edge; the cells beyond are named and read unsure."""
-    from vision.classify import CORNER_MASK
     from vision.warp import cells_outside
 
     scene = render(random_spec(25102, edition="classic", difficulty="normal"))
@@ -384,7 +383,7 @@ def test_a_board_found_running_past_the_picture_s_edge_says_which_cells_it_could
     cut = np.ascontiguousarray(scene.frame[:, : int(xs.max() - (xs.max() - xs.min()) / 10)])
     det = detect(cut)
     assert det, det.reason
-    beyond = cells_outside(scene.corners, cut.shape) & ~CORNER_MASK
+    beyond = cells_outside(scene.corners, cut.shape)
     assert beyond.any()
     assert np.array_equal(det.outside, beyond)
     assert (det.confidence[beyond] == 0.0).all()

@@ -177,6 +177,31 @@ def test_glare_the_tracker_sees_is_standing_advice_reported_when_it_changes(tmp_
     assert len(rec.boards) == 4
 
 
+@dataclass
+class CutTracker(GlareTracker):
+    """GlareTracker whose grid, from board 2 on, runs past the picture's edge at cell (3, 9)."""
+
+    def update(self, frame: np.ndarray, *, t: float, index: int) -> FakeUpdate:
+        update = super().update(frame, t=t, index=index)
+        update.outside = np.zeros((10, 10), bool)
+        update.outside[3, 9] = self.last >= 2
+        return update
+
+
+def test_cells_past_the_picture_s_edge_are_standing_advice_beside_the_glare(tmp_path: Path) -> None:
+    write_folder(tmp_path, [0, 0, 1, 1, 2, 2, 3, 3])
+    rec = Recorder()
+    with open_source(str(tmp_path)) as source:
+        Pipeline(source, CutTracker(), on_board=rec.on_board, on_status=rec.on_status).run()
+    advice = [s.advice for s in rec.statuses]
+    changes = [a for i, a in enumerate(advice) if i == 0 or a != advice[i - 1]]
+    assert changes[0] == "" and changes[1].startswith("glare: ") and "outside" not in changes[1]
+    both = changes[2]
+    assert both.startswith("glare: ") and "; outside the picture: 1 cell lies past its edge ((3, 9))" in both
+    assert changes[3].startswith("outside the picture: ") and "glare" not in changes[3]
+    assert "move the camera so the whole board is in view" in changes[3] and len(changes) == 4
+
+
 def test_dark_frames_never_reach_the_tracker(tmp_path: Path) -> None:
     write_folder(tmp_path, [0, 0, None, None, 1, 1])
     tracker, rec = FakeTracker(), Recorder()

@@ -1914,3 +1914,23 @@ def test_a_game_picked_up_on_the_jumbo_mat_reads_its_white_chips_as_whole_sequen
     tracker = BoardTracker(edition="jumbo")
     first = next(u.committed for u in run(tracker, (scene.frame for _ in range(30))) if u.committed)
     assert first == [list(row) for row in scene.labels]
+
+
+@pytest.mark.parametrize("given", [True, False])
+def test_cells_past_the_picture_s_edge_come_with_every_update(given: bool) -> None:
+    """Seed 25102 (normal, classic) cut a cell short of the grid's right, as a camera placed too
+    close shows it: whether its corners are given or the board is found, the tracker says which
+    cells it cannot see (the tablet tells the people to move the camera); the whole view, none."""
+    from vision.sim import random_spec, render
+    from vision.warp import cells_outside
+
+    scene = render(random_spec(25102, edition="classic", difficulty="normal"))
+    xs = scene.corners[:, 0]
+    cut = np.ascontiguousarray(scene.frame[:, : int(xs.max() - (xs.max() - xs.min()) / 10)])
+    beyond = cells_outside(scene.corners, cut.shape)
+    assert beyond.any()
+    for frame, expected in ((cut, beyond), (scene.frame, np.zeros_like(beyond))):
+        tracker = BoardTracker(edition="classic", corners=scene.corners if given else None)
+        updates = [tracker.update(frame, t=i / 10, index=i) for i in range(12)]
+        assert updates[-1].state == "live", updates[-1].message
+        assert np.array_equal(updates[-1].outside, expected)

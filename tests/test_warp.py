@@ -87,10 +87,11 @@ def test_corners_follow_a_camera_resolution_but_not_a_change_of_picture_shape():
 
 def test_cells_whose_centre_lies_past_the_picture_s_edge_are_outside():
     """A square grid of 100 px cells from x = 0 to 1000 in a 900 px wide frame: the last column's
-    centres (x = 950) lie past the right edge, the ninth's (850) inside; turned upside down in
-    the corners' order, the same cells, now column 0 of the grid."""
+    centres (x = 950) lie past the right edge, the ninth's (850) inside, free corners aside (no
+    chip is put there); turned upside down in the corners' order, the same cells, now column 0
+    of the grid."""
     square = np.array([[0, 0], [1000, 0], [1000, 1000], [0, 1000]], dtype=np.float32)
     outside = cells_outside(square, (1000, 900, 3))
-    assert outside[:, 9].all() and not outside[:, :9].any()
+    assert outside[1:9, 9].all() and not outside[[0, 9], 9].any() and not outside[:, :9].any()
     assert np.array_equal(cells_outside(square[[2, 3, 0, 1]], (1000, 900)), outside[::-1, ::-1])
     assert not cells_outside(square, (1000, 1000)).any()

@@ -21,7 +21,7 @@ import numpy as np
 
 from engine.labels import TEAM_COLOURS, edition_of_colours
 from engine.layout import EDITIONS, SIZE
-from vision.classify import CORNER_MASK, CellReader, CellReading, ReaderConfig
+from vision.classify import CellReader, CellReading, ReaderConfig
 from vision.colour import DEFAULT_PROTOTYPES, NO_COLOUR, ColourModel, default_labels, lacks_colour
 from vision.flipped import FlippedPrior, with_flipped_lines
 from vision.geometry import (
@@ -520,7 +520,7 @@ def detect(
             placed = replace(placed, edition=told)
             _, reading = _read(frame, placed, reference, profile, edition_known, config, timings, told=True)
     # A corner past the picture's edge (a board the photo cuts): its cells are not seen at all.
-    outside = cells_outside(placed.corners, frame.shape) & ~CORNER_MASK
+    outside = cells_outside(placed.corners, frame.shape)
     confidence = np.where(outside, 0.0, reading.confidence).astype(np.float32)
     timings["total"] = 1000.0 * (time.perf_counter() - start)
     return Detection(

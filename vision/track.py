@@ -86,6 +86,7 @@ from vision.motion import (
 from vision.track_config import TrackConfig
 from vision.track_readings import CellReadings
 from vision.track_search import SearchSchedule
+from vision.warp import cells_outside
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +119,9 @@ class TrackUpdate:
     glare: np.ndarray = field(default_factory=lambda: np.zeros((SIZE, SIZE), dtype=bool))
     """``(10, 10)`` bool: the cells a lamp's glare blinded at the last reading of the board
     (``vision.glare``), where a chip, a flipped one above all, may go unseen."""
+    outside: np.ndarray = field(default_factory=lambda: np.zeros((SIZE, SIZE), dtype=bool))
+    """``(10, 10)`` bool: the cells of the grid locked onto that lie past the picture's edge
+    (``vision.warp.cells_outside``), where no chip can be seen."""
 
 
 @dataclass
@@ -254,6 +258,8 @@ class BoardTracker:
         self._readings = CellReadings()
         self._glare = np.zeros(shape, dtype=bool)
         """The cells glare blinded at the last reading of the board (``TrackUpdate.glare``)."""
+        self._outside = np.zeros(shape, dtype=bool)
+        """The cells of the grid locked onto past the picture's edge (``TrackUpdate.outside``)."""
         self._wide: BoardWideChange | None = None
         """The board-wide change going on (a bump, an arm across the board, a lamp), if any."""
         self._lit = QuietClock()
@@ -272,6 +278,7 @@ class BoardTracker:
         """Lock onto ``corners``; the background is kept (a re-lock moves only the geometry)."""
         self._frame_shape = frame.shape[:2]
         self._camera_mirrors = mirrored(corners)
+        self._outside = cells_outside(corners, frame.shape)
         self._rectifier = Rectifier.build(
             corners, edition=self.edition or "classic", frame_shape=frame.shape, config=self.config.motion
         )
@@ -1085,4 +1092,5 @@ class BoardTracker:
             relocked=relocked,
             message=message,
             glare=self._glare.copy(),
+            outside=self._outside.copy(),
         )

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from engine.layout import EDITIONS, SIZE
+from engine.layout import CORNERS, EDITIONS, SIZE
 from vision.geometry import check_corners
 
 
@@ -129,12 +129,15 @@ def cell_centres(corners: np.ndarray) -> np.ndarray:
 
 def cells_outside(corners: np.ndarray, frame_shape: tuple[int, ...]) -> np.ndarray:
     """``(10, 10)`` bool: the cells of the grid ``corners`` whose centre lies outside a frame of
-    ``frame_shape`` (``(H, W, ...)``). A board found with a corner past the picture's edge is
-    read there from pixels the camera never saw (the warp repeats the edge's)."""
+    ``frame_shape`` (``(H, W, ...)``), free corners aside (no chip is put there). A board found
+    with a corner past the picture's edge is read there from pixels the camera never saw (the
+    warp repeats the edge's): ``detect``, ``calibrate`` and the live tracker say which."""
     h, w = frame_shape[:2]
     centres = cell_centres(corners)
     x, y = centres[..., 0], centres[..., 1]
-    return ~((x >= 0) & (x < w) & (y >= 0) & (y < h))
+    outside = ~((x >= 0) & (x < w) & (y >= 0) & (y < h))
+    outside[tuple(np.array(CORNERS).T)] = False
+    return outside
 
 
 def grid_lines(corners: np.ndarray) -> np.ndarray:
