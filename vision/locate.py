@@ -317,6 +317,24 @@ def _runners(runners: list[InkMatch], best: InkMatch, config: LocateConfig) -> l
     return kept
 
 
+def _cut_hint(board, best: InkMatch | None, size: tuple[int, int], config: LocateConfig) -> str:
+    """Where no board was found: the edges of the picture the board runs past, in words the
+    player can act on ("" where none shows). A board cut by the picture's edge shows too little
+    of its print. The board network's card area reaching an edge is the witness
+    (``BoardView.edges_reached``); without the network, the edges the likeliest grid crosses, where its
+    ink shows the layout faintly (``net_min_z``): on 39 boards cut 3 cells short by the right
+    edge (seeds 26000-26039), those named it 13 times and another edge 4 times (the network's
+    card area: the right edge 33 times, no other), and an edge of a board wholly in view (seed
+    25409, hard Jumbo, under 70 chips)."""
+    if board is not None:
+        cut = board.edges_reached(config.cut_edge_share, config.cut_min_solidity)
+    else:
+        cut = [] if best is None or best.z < config.net_min_z else edges_crossed(best.corners, size, 0.0)
+    if not cut:
+        return ""
+    return f"the board seems to run past the {' and '.join(cut)} edge of the picture: move the camera so it all shows"
+
+
 def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | None, config: LocateConfig,
               *, by_climbing: bool = False) -> GridFit:
     """The search's best placement as the located grid, finished to sub-pixel corners, or the
@@ -333,11 +351,8 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
             best = finished
     if best is None or not (accepted(best, config) or verdict.vouches):
         z = -1.0 if best is None else best.z
-        # A board cut by the picture's edge shows too little of its print: where the ink does show
-        # the layout faintly (``net_min_z``), say where the grid runs out; the player can mend it.
-        cut = [] if best is None or best.z < config.net_min_z else edges_crossed(best.corners, (w, h), 0.0)
-        hint = (f"the likeliest grid runs past the {' and '.join(cut)} edge of the picture" if cut
-                else "check that the whole board is in view, in focus and evenly lit")
+        hint = (_cut_hint(board, best, (w, h), config)
+                or "check that the whole board is in view, in focus and evenly lit")
         return GridFit.failed(
             f"{NO_BOARD}no grid in the picture shows a Sequence board's cards plainly enough (their red and "
             f"black print reads z {z:.1f} where {config.min_z:.1f} is needed, {config.min_z_margin:.1f} clear "

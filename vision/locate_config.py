@@ -368,6 +368,11 @@ class LocateConfig:
     """Perspective never makes one side of the grid this many times its opposite."""
     max_outside: float = 0.05
     """Corners may lie this fraction of the frame size outside it (a board at the very edge)."""
+    cut_edge_share: float = 0.01
+    cut_min_solidity: float = 0.85
+    """Where no board is found, an edge of the picture that a solid patch of the board network's
+    card area (this share of its convex hull) reaches along this share of its length is named
+    as one the board runs past (``BoardView.edges_reached``)."""
     max_aspect: float = 1.6
     """Largest width/height (either way) of the measured grid; the Jumbo mat is 1.19."""
     min_score: float = 0.3
