@@ -164,13 +164,19 @@ class GlareTracker(FakeTracker):
         return update
 
 
-def test_glare_the_tracker_sees_is_standing_advice_reported_when_it_changes(tmp_path: Path) -> None:
-    write_folder(tmp_path, [0, 0, 1, 1, 2, 2, 3, 3])
+def advice_over_boards(folder: Path, tracker: FakeTracker) -> tuple[Recorder, list[str], list[str]]:
+    """Run ``tracker`` over boards 0-3, two frames each: the recorder, the advice of every status
+    reported, and the advice as it changed."""
+    write_folder(folder, [0, 0, 1, 1, 2, 2, 3, 3])
     rec = Recorder()
-    with open_source(str(tmp_path)) as source:
-        Pipeline(source, GlareTracker(), on_board=rec.on_board, on_status=rec.on_status).run()
+    with open_source(str(folder)) as source:
+        Pipeline(source, tracker, on_board=rec.on_board, on_status=rec.on_status).run()
     advice = [s.advice for s in rec.statuses]
-    changes = [a for i, a in enumerate(advice) if i == 0 or a != advice[i - 1]]
+    return rec, advice, [a for i, a in enumerate(advice) if i == 0 or a != advice[i - 1]]
+
+
+def test_glare_the_tracker_sees_is_standing_advice_reported_when_it_changes(tmp_path: Path) -> None:
+    rec, advice, changes = advice_over_boards(tmp_path, GlareTracker())
     assert len(changes) == 3 and changes[0] == changes[2] == ""
     assert changes[1].startswith("glare: the camera sees 1 cell ") and "(4, 5)" in changes[1]
     assert advice.count(changes[1]) == 1  # said once, not with every frame
@@ -189,12 +195,7 @@ class CutTracker(GlareTracker):
 
 
 def test_cells_past_the_picture_s_edge_are_standing_advice_beside_the_glare(tmp_path: Path) -> None:
-    write_folder(tmp_path, [0, 0, 1, 1, 2, 2, 3, 3])
-    rec = Recorder()
-    with open_source(str(tmp_path)) as source:
-        Pipeline(source, CutTracker(), on_board=rec.on_board, on_status=rec.on_status).run()
-    advice = [s.advice for s in rec.statuses]
-    changes = [a for i, a in enumerate(advice) if i == 0 or a != advice[i - 1]]
+    _, _, changes = advice_over_boards(tmp_path, CutTracker())
     assert changes[0] == "" and changes[1].startswith("glare: ") and "outside" not in changes[1]
     both = changes[2]
     assert both.startswith("glare: ") and "; outside the picture: 1 cell lies past its edge ((3, 9))" in both
