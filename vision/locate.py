@@ -35,13 +35,14 @@ the turn network's word on a grid (``vision.net_verdict``), whether corners can 
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import replace
 
 import cv2
 import numpy as np
 
 from engine.layout import SIZE
-from vision.board_net import load_board_net
+from vision.board_net import BoardView, load_board_net
 from vision.corner_net import REACH
 from vision.geometry import (
     NO_BOARD,
@@ -317,15 +318,15 @@ def _runners(runners: list[InkMatch], best: InkMatch, config: LocateConfig) -> l
     return kept
 
 
-def _cut_hint(board, best: InkMatch | None, size: tuple[int, int], config: LocateConfig) -> str:
+def _cut_hint(board: BoardView | None, best: InkMatch | None, size: tuple[int, int], config: LocateConfig) -> str:
     """Where no board was found: the edges of the picture the board runs past, in words the
     player can act on ("" where none shows). A board cut by the picture's edge shows too little
     of its print. The board network's card area reaching an edge is the witness
-    (``BoardView.edges_reached``); without the network, the edges the likeliest grid crosses, where its
-    ink shows the layout faintly (``net_min_z``): on 39 boards cut 3 cells short by the right
-    edge (seeds 26000-26039), those named it 13 times and another edge 4 times (the network's
-    card area: the right edge 33 times, no other), and an edge of a board wholly in view (seed
-    25409, hard Jumbo, under 70 chips)."""
+    (``BoardView.edges_reached``). Without the network, the edges the likeliest grid crosses,
+    where its ink shows the layout faintly (``net_min_z``), a weaker one: of 39 normal and hard
+    boards cut 3 cells short by the right edge and not found (seeds 26000-26039), it named that
+    edge on 13 and another on 4, and it named an edge of a board wholly in view (seed 25409,
+    hard Jumbo, under 70 chips)."""
     if board is not None:
         cut = board.edges_reached(config.cut_edge_share, config.cut_min_solidity)
     else:
@@ -351,11 +352,12 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
             best = finished
     if best is None or not (accepted(best, config) or verdict.vouches):
         z = -1.0 if best is None else best.z
+        shown = math.floor(z * 100.0) / 100.0  # cut, not rounded: 5.496 is not the 5.5 asked
         hint = (_cut_hint(board, best, (w, h), config)
                 or "check that the whole board is in view, in focus and evenly lit")
         return GridFit.failed(
             f"{NO_BOARD}no grid in the picture shows a Sequence board's cards plainly enough (their red and "
-            f"black print reads z {z:.1f} where {config.min_z:.1f} is needed, {config.min_z_margin:.1f} clear "
+            f"black print reads z {shown:.2f} where {config.min_z:.1f} is needed, {config.min_z_margin:.1f} clear "
             f"of any other placement); {hint}",
             score=z,
         )
