@@ -155,7 +155,7 @@ function render(state) {
   status.textContent = "camera: " + (state.paused ? "paused" : camera.state.replace("_", " "));
   const shown = state.paused ? "paused" : camera.state;
   const help = (CAMERA_HELP[shown] || "") + (camera.detail && !state.paused ? ` (${camera.detail})` : "");
-  // While the board is read, a standing warning about the view (glare) is what to show.
+  // While the board is read, a standing warning about the view (glare, cells past the picture's edge) is what to show.
   const advice = shown === "live" && camera.advice ? capital(camera.advice) : "";
   status.title = advice || help;
   $("camera-help").textContent = advice || help;
