@@ -599,6 +599,18 @@ CELL = 1.0 / (10 * np.sqrt(2.0))
 """One cell as a fraction of a square grid's diagonal (``corner_error``'s unit)."""
 
 
+def test_a_board_whose_card_area_comes_out_rounded_is_climbed_onto_from_the_rectangle_around_it():
+    """Seed 25529 (hard Jumbo, small and dim on a gingham cloth): the print falls just short
+    (z 5.46), and the board network's card area comes out with its corners rounded off, so the
+    outlines drawn from its hull lie 3.3 to 4 cells off, beyond the climb's reach; the rectangle
+    around it lies about a cell off, and the climb from there finds the grid, turned right."""
+    from dataclasses import replace
+
+    scene = render(random_spec(25529, edition="jumbo", difficulty="hard"))
+    assert not locate_grid(scene.frame, config=replace(LocateConfig(), net_boxes=False))
+    assert_found_and_turned(scene, 0.25 * CELL)
+
+
 def test_a_climb_the_turn_network_is_less_sure_of_is_kept_once_it_vouches_for_the_polished_grid(monkeypatch):
     """Seed 6148, hard classic: only the climb places this faint board. Where the climb ends at
     log-odds between 3 and 4 (as the first turn network's did on a few hard views), the grid is

@@ -63,6 +63,7 @@ from vision.net_verdict import NetVerdict, net_verdict
 from vision.outlines import (
     blob_quads,
     lattice_hypotheses,
+    mask_boxes,
     mask_quads,
     saturation,
     table_quads,
@@ -182,6 +183,8 @@ def locate_grid(
         if rescued is None and config.net_zoom > 0:
             zoomed = _zoomed_net_outlines(frame, net_outlines[0], config)[:1]
             rescued = _rescued_by_climbing(frame, gray, white, board, zoomed, edition, config)
+        if rescued is None and config.net_boxes:
+            rescued = _rescued_by_climbing(frame, gray, white, board, mask_boxes(board, config), edition, config)
         if rescued is not None:
             return rescued
     return fit

@@ -84,6 +84,30 @@ def mask_quads(board: BoardView, config: LocateConfig) -> list[np.ndarray]:
                          min_area=config.net_min_area)
 
 
+def mask_boxes(board: BoardView, config: LocateConfig) -> list[np.ndarray]:
+    """The smallest rectangles around the board network's card area, one per level
+    (``net_levels``), its largest region at each: ``(4, 2) float32`` image-pixel quads, as seen.
+
+    Where the card area comes out with its corners rounded off (a small, dim board) or one
+    taken off (a mug over it), the hull's quad (``mask_quads``) cuts those corners and lies
+    cells off; the rectangle around the area keeps them within a cell or two of the grid's, in
+    reach of the corner network and the climb (seeds 25529, 23007, 23025, hard Jumbo: the
+    nearest hull quads 3.3, 1.9 and 3.3 cells off, the nearest rectangles 1.1, 1.3 and 1.4)."""
+    out: list[np.ndarray] = []
+    for level in config.net_levels:
+        contours, _ = cv2.findContours((board.prob > level).astype(np.uint8), cv2.RETR_EXTERNAL,
+                                       cv2.CHAIN_APPROX_SIMPLE)
+        if not contours:
+            continue
+        region = max(contours, key=cv2.contourArea)
+        if cv2.contourArea(region) < config.net_min_area * board.prob.size:
+            continue
+        box = order_as_seen((cv2.boxPoints(cv2.minAreaRect(region)) / board.scale).astype(np.float32))
+        if not any(np.abs(box - q).max() < config.blob_same_px for q in out):
+            out.append(box)
+    return out
+
+
 def _region_quads(small: np.ndarray, s: float, close_px: int, config: LocateConfig, out: list,
                   thresholds: list[float] | None = None, fit_sides: bool = False,
                   min_area: float | None = None) -> list:
