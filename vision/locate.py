@@ -328,8 +328,8 @@ def _cut_hint(board: BoardView | None, best: InkMatch | None, size: tuple[int, i
     (``BoardView.edges_reached``). Without the network, the edges the likeliest grid crosses,
     where its ink shows the layout faintly (``net_min_z``), a weaker one: of 39 normal and hard
     boards cut 3 cells short by the right edge and not found (seeds 26000-26039), it named that
-    edge on 13 and another on 4, and it named an edge of a board wholly in view (seed 25409,
-    hard Jumbo, under 70 chips)."""
+    edge alone on 11, with the bottom one on 1 and another edge on 3, and it named an edge of a
+    board wholly in view (seed 25409, hard Jumbo, under 70 chips)."""
     if board is not None:
         cut = board.edges_reached(config.cut_edge_share, config.cut_min_solidity)
     else:
