@@ -68,6 +68,14 @@ def test_the_shipped_network_outlines_the_card_area(seed, edition):
     assert min(_cells_off(q, scene.corners) for q in mask_quads(view, LocateConfig())) < 1.5
 
 
+def test_a_card_area_with_a_corner_cut_off_is_still_outlined():
+    """A box and a mug by the right corner of a small board far off cut that corner off the
+    card area: its hull has five sides, then three, never four."""
+    scene = _scene(29804, "classic")
+    quads = mask_quads(load_board_net().view(scene.frame), LocateConfig())
+    assert quads and min(_cells_off(q, scene.corners) for q in quads) < 2.0
+
+
 def test_the_network_finds_a_board_the_other_outlines_miss():
     scene = _scene(*GINGHAM)
     assert not locate_grid(scene.frame, config=replace(LocateConfig(), use_net=False))
