@@ -8,6 +8,8 @@ candidate: ``vision.locate`` places and tests them by the print.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import cv2
 import numpy as np
 
@@ -94,16 +96,9 @@ def mask_boxes(board: BoardView, config: LocateConfig) -> list[np.ndarray]:
     reach of the corner network and the climb (seeds 25529, 23007, 23025, hard Jumbo: the
     nearest hull quads 3.3, 1.9 and 3.3 cells off, the nearest rectangles 1.1, 1.3 and 1.4)."""
     out: list[np.ndarray] = []
-    for level in config.net_levels:
-        contours, _ = cv2.findContours((board.prob > level).astype(np.uint8), cv2.RETR_EXTERNAL,
-                                       cv2.CHAIN_APPROX_SIMPLE)
-        if not contours:
-            continue
-        region = max(contours, key=cv2.contourArea)
-        if cv2.contourArea(region) < config.net_min_area * board.prob.size:
-            continue
+    for region in _largest_regions(board.prob, config.net_levels, min_area=config.net_min_area, count=1):
         box = order_as_seen((cv2.boxPoints(cv2.minAreaRect(region)) / board.scale).astype(np.float32))
-        if not any(np.abs(box - q).max() < config.blob_same_px for q in out):
+        if not _near_any(box, out, config):
             out.append(box)
     return out
 
@@ -120,25 +115,42 @@ def _region_quads(small: np.ndarray, s: float, close_px: int, config: LocateConf
         thresholds = [cv2.threshold(small, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)[0]]
         hi = float(np.percentile(small, config.blob_bright_percentile))
         thresholds += [thresholds[0] + f * (hi - thresholds[0]) for f in config.blob_levels]
+    # Every contour pixel where the sides are fitted (they are counted along each side).
+    chain = cv2.CHAIN_APPROX_NONE if fit_sides and config.side_every_pixel else cv2.CHAIN_APPROX_SIMPLE
+    # (Over ``blob_max_area``: the table itself.)
+    for c in _largest_regions(small, thresholds, min_area=min_area, count=config.blob_count, close_px=close_px,
+                              max_area=config.blob_max_area, chain=chain):
+        quad = _hull_quad(c, uncut=uncut)
+        if quad is not None and fit_sides:
+            quad = _side_fit(c, quad, config)
+        if quad is not None and not _near_any(quad / s, out, config):
+            out.append(order_as_seen(quad / s))
+    return out
+
+
+def _largest_regions(values: np.ndarray, thresholds: list[float], *, min_area: float, count: int,
+                     close_px: int = 0, max_area: float | None = None,
+                     chain: int = cv2.CHAIN_APPROX_SIMPLE) -> Iterator[np.ndarray]:
+    """The outer contours of the ``count`` largest regions of ``values`` above each of
+    ``thresholds`` in turn (closed by ``close_px`` first, where it is over 0), largest first,
+    none under ``min_area`` of the map nor over ``max_area`` of it (where given)."""
     for t in thresholds:
-        binary = (small > t).astype(np.uint8)
-        binary = cv2.morphologyEx(binary, cv2.MORPH_CLOSE, np.ones((close_px, close_px), np.uint8))
-        # Every contour pixel where the sides are fitted (they are counted along each side).
-        chain = cv2.CHAIN_APPROX_NONE if fit_sides and config.side_every_pixel else cv2.CHAIN_APPROX_SIMPLE
+        binary = (values > t).astype(np.uint8)
+        if close_px > 0:
+            binary = cv2.morphologyEx(binary, cv2.MORPH_CLOSE, np.ones((close_px, close_px), np.uint8))
         contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, chain)
-        contours = sorted(contours, key=cv2.contourArea, reverse=True)[: config.blob_count]
-        for c in contours:
+        for c in sorted(contours, key=cv2.contourArea, reverse=True)[:count]:
             area = cv2.contourArea(c)
             if area < min_area * binary.size:
                 break
-            if area > config.blob_max_area * binary.size:
-                continue  # the table itself
-            quad = _hull_quad(c, uncut=uncut)
-            if quad is not None and fit_sides:
-                quad = _side_fit(c, quad, config)
-            if quad is not None and not any(np.abs(quad / s - q).max() < config.blob_same_px for q in out):
-                out.append(order_as_seen(quad / s))
-    return out
+            if max_area is None or area <= max_area * binary.size:
+                yield c
+
+
+def _near_any(quad: np.ndarray, quads: list[np.ndarray], config: LocateConfig) -> bool:
+    """Whether one of ``quads`` lies within ``blob_same_px`` of ``quad`` at every corner (corner
+    by corner, as they are ordered)."""
+    return any(np.abs(quad - q).max() < config.blob_same_px for q in quads)
 
 
 def zoomed_quads(white: np.ndarray, quads: list[np.ndarray], config: LocateConfig) -> list[np.ndarray]:
@@ -163,7 +175,7 @@ def zoomed_quads(white: np.ndarray, quads: list[np.ndarray], config: LocateConfi
         crop = white[y0:y1, x0:x1]
         for q in texture_quads(crop, config, blob_quads(crop, config)):
             q = (q + np.array([x0, y0], np.float32)).astype(np.float32)
-            if not any(np.abs(q - o).max() < config.blob_same_px for o in out):
+            if not _near_any(q, out, config):
                 out.append(q)
     return out
 
