@@ -70,10 +70,13 @@ def test_the_shipped_network_outlines_the_card_area(seed, edition):
 
 def test_a_card_area_with_a_corner_cut_off_is_still_outlined():
     """A box and a mug by the right corner of a small board far off cut that corner off the
-    card area: its hull has five sides, then three, never four."""
+    card area: its hull has five sides, then three, never four. Climbed from the outline, the
+    grid is found."""
     scene = _scene(29804, "classic")
     quads = mask_quads(load_board_net().view(scene.frame), LocateConfig())
     assert quads and min(_cells_off(q, scene.corners) for q in quads) < 2.0
+    fit = locate_grid(scene.frame)
+    assert fit and _cells_off(fit.corners, scene.corners) < 0.2
 
 
 def test_the_network_finds_a_board_the_other_outlines_miss():
