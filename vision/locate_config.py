@@ -224,9 +224,9 @@ class LocateConfig:
     """Where that finds none either, the smallest rectangles around the board network's card
     area (``outlines.mask_boxes``) are climbed the same way: where the card area comes out with
     its corners rounded or taken off, its outlines lie cells off, the rectangle within a cell or
-    two. (Of the 12 boards left unfound in the benchmark's cycle at seeds 22900-23199, 25200-25799,
-    26800-27099 and 27000-27599, it found 3 (23007, 23025, 25529), each within 0.07 cells and
-    turned right, and changed nothing else there: no board put in a wrong place.)"""
+    two. (Of the 12 boards left unfound in the benchmark's cycle at seeds 22900-23199, 25200-25799
+    and 26800-27599, it found 3 (23007, 23025, 25529), within 0.09, 0.088 and 0.037 of a cell
+    and turned right, and changed nothing else there: no board put in a wrong place.)"""
     polish_looks: int = 2
     """Looks the fine corner network (``vision.corner_net.FINE``) takes at a located grid the
     card gaps do not register (0: none). On the hard rendered frames of seeds 6000-6199 and
