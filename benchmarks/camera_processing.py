@@ -3,7 +3,9 @@
 ``PROCESSING`` names the fixed ones ``benchmarks/vision_stress.py`` scores detect under (a
 phone's saturation boost, a dim webcam's washed colours, sharpening, tone curves, casts past the
 renderer's range, a phone's local tone mapping and noise reduction, a lens's vignette, a
-portrait photo, half the pixels, heavy compression, a mirror).
+portrait photo, half the pixels, heavy compression, a mirror; and what a real room and a cheap
+lens do that the renderer does not: lamp and window light of two colours across one board, colour
+fringes towards the frame's edges, a near board sharp and its far end blurred).
 ``fit_processing`` draws a random saturation for a fit script's scene, so the networks learn
 from colours as strong or as pale as real cameras make them; the renderer itself stays as it
 is, so the accuracy benchmark's frames do not change.
@@ -100,6 +102,50 @@ def _mirror(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndar
     return cv2.flip(frame, 1), mirror_points(corners, frame.shape[1]).astype(corners.dtype)
 
 
+def _mixed_light(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two lights of two colours: a warm lamp on the left, cool daylight from a window on the
+    right, blending across the frame (the renderer's white balance is one cast for the whole
+    frame; a living room's is not). Each channel's gain runs linearly from one light's to the
+    other's. Applied to the finished frame, it also tints what the camera clipped (glare) by
+    where it lies, as a camera's lens-shading correction does after its sensor clipped."""
+    w = frame.shape[1]
+    share = np.linspace(0.0, 1.0, w, dtype=np.float32)[None, :, None]
+    warm, cool = np.array([0.6, 0.85, 1.0], np.float32), np.array([1.0, 0.93, 0.72], np.float32)
+    gains = warm * (1.0 - share) + cool * share
+    return np.clip(frame * gains, 0, 255).astype(np.uint8), corners
+
+
+def _colour_fringes(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A cheap lens's lateral chromatic aberration: red magnified and blue shrunk about the
+    centre, so each is 1.5 px off green at the frame's corners (purple and green fringes along
+    every edge towards them). Green, the corners' reference, stays put."""
+    h, w = frame.shape[:2]
+    half_diagonal = float(np.hypot(w, h)) / 2.0
+    out = frame.copy()
+    for channel, shift in ((2, 1.5), (0, -1.5)):
+        scale = 1.0 + shift / half_diagonal
+        m = np.float32([[scale, 0, (1 - scale) * (w - 1) / 2], [0, scale, (1 - scale) * (h - 1) / 2]])
+        out[..., channel] = cv2.warpAffine(frame[..., channel], m, (w, h), flags=cv2.INTER_LINEAR,
+                                           borderMode=cv2.BORDER_REPLICATE)
+    return out, corners
+
+
+def _shallow_focus(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A phone close over a tilted board: focused on the near (lower) part of the frame, the far
+    (upper) part ever more blurred, up to a Gaussian of 3 px at the top edge."""
+    h = frame.shape[0]
+    sigmas = (1.0, 2.0, 3.0)
+    layers = [frame.astype(np.float32)] + [cv2.GaussianBlur(frame, (0, 0), s).astype(np.float32) for s in sigmas]
+    # How blurred each row is, in layers: 0 from 70 % of the height down, len(sigmas) at the top.
+    level = np.clip((0.7 - np.arange(h, dtype=np.float32) / h) / 0.7, 0.0, 1.0) * len(sigmas)
+    low = np.minimum(level.astype(int), len(sigmas) - 1)
+    frac = (level - low)[:, None, None]
+    stack = np.stack(layers)
+    rows = np.arange(h)
+    out = stack[low, rows] * (1.0 - frac) + stack[low + 1, rows] * frac
+    return np.clip(np.rint(out), 0, 255).astype(np.uint8), corners
+
+
 PROCESSING: dict[str, Processing] = {
     "plain": lambda frame, corners: (frame, corners),
     "saturation_x1.6": _saturation(1.6),
@@ -117,6 +163,9 @@ PROCESSING: dict[str, Processing] = {
     "half_size": _half,
     "portrait": _portrait,
     "mirrored": _mirror,
+    "mixed_light": _mixed_light,
+    "colour_fringes": _colour_fringes,
+    "shallow_focus": _shallow_focus,
 }
 """Each processing by name, the plain frame first."""
 

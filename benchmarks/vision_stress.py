@@ -2,7 +2,7 @@
 camera does not: a phone's saturation boost or a dim webcam's washed colours, sharpening halos,
 other tone curves, colour casts past the renderer's range, a phone's local tone mapping and noise
 reduction, a lens's vignette, a portrait photo, half the pixels, heavy compression, a mirrored
-webcam.
+webcam; light of two colours across the board, a lens's colour fringes, a far end out of focus.
 
 Every frame is rendered once, then put through each processing (``PROCESSING``); the figures
 per processing set against those of the plain frame show what the reader learned from the

@@ -23,7 +23,8 @@ def _marked_frame() -> tuple[np.ndarray, np.ndarray]:
 
 @pytest.mark.parametrize(("name", "shape"), [
     ("plain", (240, 320)), ("portrait", (320, 240)), ("half_size", (120, 160)), ("mirrored", (240, 320)),
-    ("sharpened", (240, 320)), ("tungsten", (240, 320)),
+    ("sharpened", (240, 320)), ("tungsten", (240, 320)), ("mixed_light", (240, 320)),
+    ("colour_fringes", (240, 320)), ("shallow_focus", (240, 320)),
 ])
 def test_a_processed_frame_shows_each_corner_where_its_corners_say(name, shape):
     frame, corners = _marked_frame()
@@ -34,6 +35,39 @@ def test_a_processed_frame_shows_each_corner_where_its_corners_say(name, shape):
         assert np.abs(pixel - 128).max() > 60, (name, k)  # on a mark, not the grey around it
         assert np.linalg.norm(COLOURS - pixel, axis=1).argmin() == k, (name, k)  # on this corner's mark
 
+
+def test_mixed_light_is_warm_on_the_left_and_cool_on_the_right():
+    out, _ = PROCESSING["mixed_light"](np.full((60, 200, 3), 200, np.uint8), np.zeros((4, 2)))
+    b, _g, r = out[30, 5].astype(int)
+    assert r - b > 60
+    b, _g, r = out[30, 195].astype(int)
+    assert b - r > 40
+
+
+def _centroid(channel: np.ndarray) -> np.ndarray:
+    ys, xs = np.nonzero(channel > 100)
+    weights = channel[ys, xs].astype(float)
+    return np.array([np.average(xs, weights=weights), np.average(ys, weights=weights)])
+
+
+def test_colour_fringes_move_red_out_and_blue_in_towards_a_corner_and_leave_green():
+    frame = np.zeros((240, 320, 3), np.uint8)
+    frame[15:21, 15:21] = 255  # a white dot near the top-left corner
+    out, _ = PROCESSING["colour_fringes"](frame, np.zeros((4, 2)))
+    assert np.array_equal(out[..., 1], frame[..., 1])
+    centre, green = np.array([159.5, 119.5]), _centroid(out[..., 1])
+    red, blue = _centroid(out[..., 2]), _centroid(out[..., 0])
+    assert np.linalg.norm(red - centre) - np.linalg.norm(green - centre) > 0.8
+    assert np.linalg.norm(green - centre) - np.linalg.norm(blue - centre) > 0.8
+
+
+def test_shallow_focus_keeps_the_near_rows_sharp_and_blurs_the_far_ones():
+    rng = np.random.default_rng(0)
+    frame = rng.integers(0, 256, (300, 200, 3), dtype=np.uint8)
+    out, _ = PROCESSING["shallow_focus"](frame, np.zeros((4, 2)))
+    assert np.array_equal(out[220:], frame[220:])  # below 70 % of the height: in focus
+    assert out[:20].std() < 0.4 * frame[:20].std()  # the far end: blurred flat
+    assert out[100:120].std() > out[:20].std()  # ever more blurred towards the top
 
 
 def _saturation(frame: np.ndarray) -> float:
