@@ -31,10 +31,16 @@ def _tone(curve: Callable[[np.ndarray], np.ndarray]) -> Processing:
     return lambda frame, corners: (cv2.LUT(frame, table), corners)
 
 
+def _scaled(frame: np.ndarray, gains: np.ndarray) -> np.ndarray:
+    """``frame`` times ``gains`` (float32, broadcast over it: per channel, per pixel or both),
+    clipped to uint8 as a camera would."""
+    return np.clip(frame * gains, 0, 255).astype(np.uint8)
+
+
 def _gains(b: float, g: float, r: float) -> Processing:
     """A colour cast: each channel scaled (B, G, R), clipped as a camera would."""
     gains = np.array([b, g, r], np.float32)
-    return lambda frame, corners: (np.clip(frame * gains, 0, 255).astype(np.uint8), corners)
+    return lambda frame, corners: (_scaled(frame, gains), corners)
 
 
 def _saturation(factor: float) -> Processing:
@@ -71,7 +77,7 @@ def _vignette(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.nd
     h, w = frame.shape[:2]
     y, x = np.ogrid[0:h, 0:w]
     falloff = 1.0 - 0.45 * (((x - w / 2) / (w / 2)) ** 2 + ((y - h / 2) / (h / 2)) ** 2) / 2.0
-    return np.clip(frame * falloff[..., None].astype(np.float32), 0, 255).astype(np.uint8), corners
+    return _scaled(frame, falloff[..., None].astype(np.float32)), corners
 
 
 def _jpeg(quality: int) -> Processing:
@@ -111,8 +117,7 @@ def _mixed_light(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np
     w = frame.shape[1]
     share = np.linspace(0.0, 1.0, w, dtype=np.float32)[None, :, None]
     warm, cool = np.array([0.6, 0.85, 1.0], np.float32), np.array([1.0, 0.93, 0.72], np.float32)
-    gains = warm * (1.0 - share) + cool * share
-    return np.clip(frame * gains, 0, 255).astype(np.uint8), corners
+    return _scaled(frame, warm * (1.0 - share) + cool * share), corners
 
 
 def _colour_fringes(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
