@@ -150,6 +150,15 @@ def test_chips_on_court_art_the_cue_network_calls_empty_take_the_colour_the_patc
         assert reading.labels[r][c] == "blue", (r, c)
 
 
+def test_a_chip_under_a_finger_on_court_art_takes_the_colour_the_patch_network_is_sure_of():
+    """Seed 33889 (hard, Jumbo): a finger over a blue chip on a court card breaks its rim and
+    lifts its spread, and the cue network read it empty at logit -8.9, far from doubt; its disc
+    is still blue, so the patch network is asked, and is sure it is blue."""
+    scene = render(random_spec(33889, edition="jumbo", difficulty="hard", size=(1280, 720)))
+    assert scene.labels[2][9] == "blue" and not scene.occluded[2][9]
+    assert _read(scene).labels[2][9] == "blue"
+
+
 def test_only_default_chip_colours_are_recoloured_by_the_patch_network():
     """A colour taught from the table's own chips or markers is the prototype's call alone: the
     network never saw a coin."""

@@ -224,6 +224,14 @@ class ReaderConfig:
     cells of one court card read empty at logit -5 to -6 (the cue network took the card's art for
     the change), where the network said blue at 1.0. On 300 fresh Jumbo frames (seeds 13900-14199,
     normal and hard) it changed no reading."""
+    patch_team_distance: float = 1.5
+    """Without an empty-board reference, cells read empty whose disc lies within this prototype
+    distance of a team colour are read by the patch network too, however sure the cue network
+    is, and hold the chip the network is sure of (``patch_white_sure``) where that is a default
+    chip colour (``CellReader.default_colours``): a finger over a chip on a court card breaks
+    its rim and lifts its spread, the cues the cue network tells a court by (seed 33889, hard,
+    Jumbo: a blue chip at logit -8.9, where the patch network said blue at 1.0). About one cell
+    a frame (true corners, seeds 33800-33919). 0 never asks."""
     patch_white_sure: float = 0.97
     """Probability at which the patch network's view of a faint cell (``patch_white_doubt``) is
     taken."""
@@ -676,8 +684,10 @@ class CellReader:
         reads cells read empty but not by far (``patch_white_doubt``) and chips read in a team
         colour close to white (``patch_pale_margin``), and where it is sure of a white chip,
         that is what they are; where it is sure of a team's chip in a cell read empty, so is
-        that, unless an empty-board reference is compared. Any chip it read in a team colour
-        and is all but certain is white (``patch_white_certain``) is white too.
+        that, unless an empty-board reference is compared. Without one it also reads cells read
+        empty whose disc is a team colour (``patch_team_distance``), and a default-coloured chip
+        it is sure of there is that chip. Any chip it read in a team colour and is all but
+        certain is white (``patch_white_certain``) is white too.
         """
         cfg = self.config
         net = self.patch_net
@@ -698,7 +708,11 @@ class CellReader:
             faint = reachable & ~doubt & (logit <= 0) & (logit > -cfg.patch_white_doubt)
             near = to_white - dist[np.arange(N_CELLS), best] < cfg.patch_pale_margin
             pale = reachable & ~white & near
-        asked = np.flatnonzero(doubt | (white & (logit > 0) & board) | faint | (pale & (logit > 0)))
+        team_at = np.asarray(names != "flipped", bool)
+        colourful = np.zeros(N_CELLS, bool)
+        if self._ref_lab is None and team_at.any():
+            colourful = board & ~doubt & (logit <= 0) & (dist[:, team_at].min(axis=1) < cfg.patch_team_distance)
+        asked = np.flatnonzero(doubt | (white & (logit > 0) & board) | faint | (pale & (logit > 0)) | colourful)
         probs = np.zeros((N_CELLS, len(patch_net.CLASSES)), np.float32)
         if net is None or asked.size == 0:
             return logit, best, probs
@@ -717,16 +731,18 @@ class CellReader:
             recolourable = white | (default[best] & default[index])
             sure = recolourable[asked] & (logit[asked] > 0) & (seen == team)
             best[asked[sure]] = index
+        # A faint cell the network is sure holds a chip holds that chip: white, or a team's
+        # where no empty-board reference is compared (the network does not see the board's own
+        # art, the cue network then does); so does a team-coloured cell read empty, where the
+        # chip is a default colour (the network never saw a taught marker).
+        index = {name: i for i, name in enumerate(names)}
+        found_as = patch_net.sure_class(prob, cfg.patch_white_sure)
+        chips = names if self._ref_lab is None else names[white_at]
+        found = (faint[asked] & np.isin(found_as, chips)) \
+            | (colourful[asked] & np.isin(found_as, names[team_at & default]))
+        logit[asked[found]] = patch[found]
+        best[asked[found]] = [index[name] for name in found_as[found]]
         if white_at.size:
-            # A faint cell the network is sure holds a chip holds that chip: white, or a team's
-            # where no empty-board reference is compared (the network does not see the board's
-            # own art, the cue network then does).
-            index = {name: i for i, name in enumerate(names)}
-            found_as = patch_net.sure_class(prob, cfg.patch_white_sure)
-            chips = names if self._ref_lab is None else names[white_at]
-            found = faint[asked] & np.isin(found_as, chips)
-            logit[asked[found]] = patch[found]
-            best[asked[found]] = [index[name] for name in found_as[found]]
             # A chip read in a team colour is white where the network is sure of that and the
             # colour is near white, or where it is all but certain whatever the colour says
             # (the chip logit as it stands now: a doubtful cell the network found a chip in too).
