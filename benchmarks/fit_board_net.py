@@ -34,10 +34,11 @@ from benchmarks.fit_loop import (
     scene_difficulty,
     seed_ranges,
 )
+from benchmarks.fit_seeds import BOARD_HELD_OUT, BOARD_TRAIN
 from vision.board_net import MODEL_PATH, BoardNet, BoardNetConfig, board_input, view_of_logits
 from vision.sim import random_spec, render
 
-TRAIN_SEEDS, HELD_OUT_SEEDS = 50000, 59000
+TRAIN_SEEDS, HELD_OUT_SEEDS = BOARD_TRAIN.start, BOARD_HELD_OUT.start
 DIFFICULTY_CYCLE = ("easy", "normal", "hard", "hard")
 SUPERSAMPLE = 4
 EDGE_WEIGHT = 4.0
@@ -158,7 +159,8 @@ def report(net: BoardNet, x: np.ndarray, y: np.ndarray, corners: np.ndarray, sca
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = fit_parser(__doc__.splitlines()[0], frames=6000, held_out=200, epochs=10, out=MODEL_PATH)
+    parser = fit_parser(__doc__.splitlines()[0], frames=BOARD_TRAIN.frames, held_out=BOARD_HELD_OUT.frames, epochs=10,
+                        out=MODEL_PATH)
     args = parser.parse_args(argv)
     torch = load_torch("fit_board_net", args.threads)
     if torch is None:

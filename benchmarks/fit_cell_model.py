@@ -27,6 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.camera_processing import fit_processing
+from benchmarks.fit_seeds import CELL_FLIPPED, CELL_HARD, CELL_HARD_FLIPPED, CELL_STANDARD
 from engine.layout import LAYOUT, is_corner
 from vision.cell_model import MODEL_PATH, ChipNet, load_chip_nets, save_chip_nets
 from vision.classify import LOCAL_CUES, TWIN_CUES, CellReader
@@ -44,10 +45,10 @@ REF_INPUTS = [*BASE_INPUTS, "ref_change", "ref_change_low", "ref_median", "ref_n
 JUMBO_INPUTS = [*BASE_INPUTS, *(f"twin_{n}" for n in TWIN_CUES), "ring_high", "rim_high",
                 *(f"{n}_rel" for n in LOCAL_CUES), *DISC_COLOUR]
 DIFFICULTIES = ("easy", "normal", "hard")
-STANDARD_SEEDS = 200
-FLIPPED_SEEDS = 5100
-HARD_FLIPPED_SEEDS = 5300
-HARD_SEEDS = 3000
+STANDARD_SEEDS = CELL_STANDARD.start
+FLIPPED_SEEDS = CELL_FLIPPED.start
+HARD_FLIPPED_SEEDS = CELL_HARD_FLIPPED.start
+HARD_SEEDS = CELL_HARD.start
 STANDARD, FLIPPED, HARD_FLIPPED = 0, 1, 2
 """Scene groups: ``plain`` and ``reference`` are fitted on the first two, ``jumbo_white`` on all three."""
 
@@ -145,10 +146,10 @@ def variants(table: dict[str, np.ndarray], groups: np.ndarray) -> dict[str, tupl
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--frames", type=int, default=600)
-    parser.add_argument("--flipped-frames", type=int, default=200)
-    parser.add_argument("--hard-flipped-frames", type=int, default=300)
-    parser.add_argument("--hard-frames", type=int, default=600,
+    parser.add_argument("--frames", type=int, default=CELL_STANDARD.frames)
+    parser.add_argument("--flipped-frames", type=int, default=CELL_FLIPPED.frames)
+    parser.add_argument("--hard-flipped-frames", type=int, default=CELL_HARD_FLIPPED.frames)
+    parser.add_argument("--hard-frames", type=int, default=CELL_HARD.frames,
                         help="more standard scenes at the hard difficulty (fitted on by every network)")
     parser.add_argument("--processed", type=float, default=0.5,
                         help="share of the scenes whose saturation is scaled first (camera_processing.fit_processing)")

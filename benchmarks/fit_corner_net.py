@@ -39,12 +39,13 @@ from benchmarks.fit_loop import (
     scene_difficulty,
     seed_ranges,
 )
+from benchmarks.fit_seeds import CORNER_HELD_OUT, CORNER_TRAIN
 from engine.layout import SIZE
 from vision.corner_net import FINE, MODEL_PATHS, REACH, CornerNet, CornerView, corner_input
 from vision.geometry import GRID_CORNERS_UV, apply_homography, grid_homography
 from vision.sim import random_spec, render
 
-TRAIN_SEEDS, HELD_OUT_SEEDS = 100000, 110000
+TRAIN_SEEDS, HELD_OUT_SEEDS = CORNER_TRAIN.start, CORNER_HELD_OUT.start
 DIFFICULTY_CYCLE = ("easy", "normal", "hard", "hard", "hard")
 OUTLINES = 4
 """Rough outlines cut from each frame."""
@@ -174,7 +175,8 @@ def report(net: CornerNet, held_seeds: range) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = fit_parser(__doc__.splitlines()[0], frames=6000, held_out=200, epochs=10, out=MODEL_PATHS[REACH])
+    parser = fit_parser(__doc__.splitlines()[0], frames=CORNER_TRAIN.frames, held_out=CORNER_HELD_OUT.frames, epochs=10,
+                        out=MODEL_PATHS[REACH])
     parser.add_argument("--fine", action="store_true", help="fit the network that looks closer")
     args = parser.parse_args(argv)
     view = FINE if args.fine else REACH

@@ -27,6 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.fit_cell_model import fit_net
+from benchmarks.fit_seeds import LINE_TRAIN
 from engine.layout import SIZE
 from vision.cell_model import MODEL_PATH, ChipNet, load_chip_nets, save_chip_nets
 from vision.colour import ColourModel
@@ -34,8 +35,8 @@ from vision.detect import DetectConfig, detect
 from vision.flipped import LINE_CUES, FlippedPrior, line_inputs, read_flipped_as_lines, white_windows
 from vision.sim import random_spec, render
 
-LINE_SEEDS = 130000
-"""First seed of the fitting scenes (no benchmark or other fit uses 130000 and up)."""
+LINE_SEEDS = LINE_TRAIN.start
+"""First seed of the fitting scenes (``benchmarks.fit_seeds``)."""
 DIFFICULTIES = ("hard", "hard", "normal")
 """Glare hides white lines at the hard difficulty; the normal scenes keep the clear lines right."""
 NAMES = ColourModel.default("jumbo").labels
@@ -100,7 +101,7 @@ def wrong_cells(scenes: dict[str, np.ndarray], rows: np.ndarray, net: ChipNet | 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--frames", type=int, default=3000)
+    parser.add_argument("--frames", type=int, default=LINE_TRAIN.frames)
     parser.add_argument("--hidden", type=int, default=8)
     parser.add_argument("--steps", type=int, default=1500)
     parser.add_argument("--l2", type=float, default=1e-4)

@@ -30,12 +30,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.camera_processing import fit_processing
 from benchmarks.fit_cell_model import _flipped_scene
 from benchmarks.fit_loop import adam_epochs, cached, export_onnx, fit_parser, load_torch, report_read_back, seed_ranges
+from benchmarks.fit_seeds import PATCH_FLIPPED, PATCH_HARD_FLIPPED, PATCH_HELD_OUT, PATCH_STANDARD
 from engine.layout import CORNERS, SIZE
 from vision.classify import CellReader, ReaderConfig
 from vision.patch_net import CLASSES, MODEL_PATH, PatchConfig, PatchNet, cell_patches
 from vision.sim import random_spec, render
 
-STANDARD_SEEDS, FLIPPED_SEEDS, HARD_FLIPPED_SEEDS, HELD_OUT_SEEDS = 30000, 40000, 44000, 32000
+STANDARD_SEEDS, FLIPPED_SEEDS, HARD_FLIPPED_SEEDS, HELD_OUT_SEEDS = (
+    PATCH_STANDARD.start, PATCH_FLIPPED.start, PATCH_HARD_FLIPPED.start, PATCH_HELD_OUT.start)
 LABELS = (*CLASSES, "free")
 NOT_CORNER = np.array([(r, c) not in CORNERS for r in range(SIZE) for c in range(SIZE)])
 
@@ -125,9 +127,10 @@ def report(name: str, logit: np.ndarray, y: np.ndarray) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = fit_parser(__doc__.splitlines()[0], frames=2000, held_out=300, epochs=12, out=MODEL_PATH)
-    parser.add_argument("--flipped-frames", type=int, default=1600)
-    parser.add_argument("--hard-flipped-frames", type=int, default=1600,
+    parser = fit_parser(__doc__.splitlines()[0], frames=PATCH_STANDARD.frames, held_out=PATCH_HELD_OUT.frames,
+                        epochs=12, out=MODEL_PATH)
+    parser.add_argument("--flipped-frames", type=int, default=PATCH_FLIPPED.frames)
+    parser.add_argument("--hard-flipped-frames", type=int, default=PATCH_HARD_FLIPPED.frames,
                         help="more white-chip Jumbo scenes, all at the hard difficulty")
     parser.add_argument("--width", type=int, default=16, help="channels of the first convolution")
     parser.add_argument("--doubt", type=float, default=ReaderConfig().patch_doubt,

@@ -54,6 +54,7 @@ from benchmarks.fit_loop import (
     scene_difficulty,
     seed_ranges,
 )
+from benchmarks.fit_seeds import TURN_HELD_OUT, TURN_TRAIN
 from engine.layout import SIZE
 from vision.geometry import apply_homography, grid_homography
 from vision.locate_config import LocateConfig
@@ -62,7 +63,7 @@ from vision.placement import placed_turns, turns_told
 from vision.sim import random_spec, render
 from vision.turn_net import MODEL_PATH, NOT_PLACED, SIDE, TurnNet, standardised, turned
 
-TRAIN_SEEDS, HELD_OUT_SEEDS = 70000, 90000
+TRAIN_SEEDS, HELD_OUT_SEEDS = TURN_TRAIN.start, TURN_HELD_OUT.start
 DIFFICULTY_CYCLE = ("easy", "normal", "hard", "hard", "hard")
 GRID_PX = 24
 """Pixels per cell of the rectified grid before it is shrunk (as the locator's ink lattice)."""
@@ -227,7 +228,8 @@ def report(net: TurnNet, near: np.ndarray, off: np.ndarray, bent: np.ndarray, to
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = fit_parser(__doc__.splitlines()[0], frames=12000, held_out=400, epochs=8, out=MODEL_PATH)
+    parser = fit_parser(__doc__.splitlines()[0], frames=TURN_TRAIN.frames, held_out=TURN_HELD_OUT.frames, epochs=8,
+                        out=MODEL_PATH)
     parser.add_argument("--first-seed", type=int, default=TRAIN_SEEDS, help="first training scene's seed")
     parser.add_argument("--difficulties", default=",".join(DIFFICULTY_CYCLE),
                         help="the training scenes' difficulties, taken in turn by seed")

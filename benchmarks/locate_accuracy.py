@@ -25,6 +25,7 @@ import numpy as np
 # not the engine package).
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.fit_seeds import fitted_warning
 from vision.geometry import corner_error, order_as_seen
 from vision.locate import locate_grid
 from vision.orient import orient_grid
@@ -95,6 +96,8 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     cv2.setNumThreads(1)
     floor = warp_floor_ms(render(random_spec(0)).frame)
+    if warning := fitted_warning(range(args.seed, args.seed + args.n)):
+        log.info("%s", warning)
     log.info("one core; bare warpPerspective of a 1280x720 frame: %.1f ms (the floor)", floor)
     for difficulty in args.difficulties.split(","):
         for edition in args.editions.split(","):

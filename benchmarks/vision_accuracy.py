@@ -26,6 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.fit_seeds import fitted_warning
 from companion_web.options import parse_frame_size
 from engine.layout import SIZE
 from vision.classify import CellReader
@@ -295,6 +296,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"vision accuracy: {args.frames} frames from seed {args.seed} ({', '.join(diffs)}; {', '.join(eds)}; "
           f"{args.printing} printing; {args.piles} piles of chips; "
           f"{args.size[0]}x{args.size[1]}) in {time.perf_counter() - start:.0f} s")
+    if warning := fitted_warning(range(args.seed, args.seed + args.frames)):
+        print(warning)
     for mode in modes:
         print(tallies[mode].report(mode))
     return 0

@@ -29,6 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.camera_processing import PROCESSING
+from benchmarks.fit_seeds import fitted_warning
 from benchmarks.vision_accuracy import DIFFICULTIES, EDITIONS, Tally
 from vision.detect import Detection, detect
 from vision.sim import random_spec, render
@@ -83,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"vision stress: {args.frames} frames from seed {args.seed} "
           f"({', '.join(args.difficulty or ('normal', 'hard'))}; {', '.join(EDITIONS)}), nothing given, "
           f"in {time.perf_counter() - start:.0f} s")
+    if warning := fitted_warning(range(args.seed, args.seed + args.frames)):
+        print(warning)
     print(f"  {'processing':16s} {'found+oriented':>15s} {'false':>6s} {'per-cell error':>15s} "
           f"{'sure+wrong':>11s} {'all right':>10s}")
     for name in names:
