@@ -726,16 +726,15 @@ class CellReader:
         logit[asked[in_doubt]] = cfg.patch_weight * patch[in_doubt] + (1.0 - cfg.patch_weight) * logit[asked[in_doubt]]
         seen = patch_net.sure_class(prob, cfg.patch_colour_sure)
         default = self.default_colours
+        index = {name: i for i, name in enumerate(names)}
         for team in set(TEAM_COLOURS) & set(names):
-            index = int(np.flatnonzero(names == team)[0])
-            recolourable = white | (default[best] & default[index])
+            recolourable = white | (default[best] & default[index[team]])
             sure = recolourable[asked] & (logit[asked] > 0) & (seen == team)
-            best[asked[sure]] = index
+            best[asked[sure]] = index[team]
         # A faint cell the network is sure holds a chip holds that chip: white, or a team's
         # where no empty-board reference is compared (the network does not see the board's own
         # art, the cue network then does); so does a team-coloured cell read empty, where the
         # chip is a default colour (the network never saw a taught marker).
-        index = {name: i for i, name in enumerate(names)}
         found_as = patch_net.sure_class(prob, cfg.patch_white_sure)
         chips = names if self._ref_lab is None else names[white_at]
         found = (faint[asked] & np.isin(found_as, chips)) \
