@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.fit_seeds import shared_seeds
+
 
 def load_torch(script: str, threads: int):
     """PyTorch, set to ``threads`` threads; None (after saying how to install it) where it is missing."""
@@ -130,7 +132,7 @@ def seed_ranges(train: int, frames: int, held: int, held_out: int) -> tuple[rang
     """The training and held-out scene seeds. A held-out seed that is also fitted on renders
     the same scene and flatters the report, so overlapping ranges stop the fit."""
     fit, check = range(train, train + frames), range(held, held + held_out)
-    if fit.start < check.stop and check.start < fit.stop:
+    if len(shared_seeds(fit, check)):
         raise SystemExit(f"training seeds {fit.start}-{fit.stop - 1} overlap the held-out seeds "
                          f"{check.start}-{check.stop - 1}: fit fewer frames")
     return fit, check

@@ -1,12 +1,12 @@
 """The seeds the shipped networks were fitted on: a benchmark run that renders them again says so."""
 
 from benchmarks import vision_accuracy, vision_stress
-from benchmarks.fit_seeds import PATCH_HELD_OUT, PATCH_STANDARD, fitted_on, fitted_warning
+from benchmarks.fit_seeds import CELL_STANDARD, PATCH_HELD_OUT, PATCH_STANDARD, fitted_on, fitted_warning
 
 
 def test_seeds_across_two_blocks_are_named_with_the_seeds_each_shares():
     shared = fitted_on(range(31990, 32010))
-    assert [(block, both) for block, both in shared] == [
+    assert shared == [
         (PATCH_STANDARD, range(31990, 32000)), (PATCH_HELD_OUT, range(32000, 32010))]
     warning = fitted_warning(range(31990, 32010))
     assert "10 of the patch network's training scenes (31990-31999)" in warning
@@ -19,9 +19,10 @@ def test_seeds_no_fit_rendered_raise_no_warning():
 
 
 def test_a_block_ends_where_its_fit_stops():
-    """The patch network's training block is its 2000 default frames: the next seed is free."""
-    assert fitted_on(range(PATCH_STANDARD.start + PATCH_STANDARD.frames - 1, PATCH_STANDARD.start + 2000)) != []
-    assert fitted_warning(range(200 + 600, 3000)) is None  # between the cell model's blocks
+    """The cell model's standard block is its 600 default frames from 200: 799 is in it, the
+    seeds from 800 up to its hard block are free."""
+    assert fitted_on(range(799, 801)) == [(CELL_STANDARD, range(799, 800))]
+    assert fitted_warning(range(800, 3000)) is None
 
 
 def test_the_accuracy_benchmark_warns_when_its_seeds_were_fitted_on(capsys):
