@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision import patch_net
-from vision.classify import COURT_MASK, CellReader, ReaderConfig
+from vision.classify import COURT_MASK, RED_PRINT_MASK, CellReader, ReaderConfig
 from vision.detect import DetectConfig, detect
 from vision.patch_net import PatchConfig, PatchNet, cell_patches, chip_logit, load_patch_net, only_classes
 from vision.sim import random_spec, render
@@ -99,7 +99,8 @@ def test_the_shipped_network_tells_chips_from_cards():
 
 def test_the_reader_asks_the_network_only_about_doubtful_cells_and_white_chips(monkeypatch):
     """With ``patch_doubt`` 0 the network is never run; by default it reads the cells whose cue
-    logit is near zero, the court cards read as chips, the chips read white, and (a white chip
+    logit is near zero, the court cards read as chips, the red-printed cards read as red chips,
+    the chips read white, and (a white chip
     being possible on the Jumbo mat) the cells read empty but not by far or clipped by glare, and
     the chips read in a colour near white; nothing else."""
     scene = render(random_spec(6060, edition="jumbo", difficulty="hard"))
@@ -120,7 +121,8 @@ def test_the_reader_asks_the_network_only_about_doubtful_cells_and_white_chips(m
     config = ReaderConfig()
     clipped = (plain.features["saturated"].ravel() > config.patch_clipped) & (logit <= 0)
     court_chip = COURT_MASK.ravel() & (logit > 0)
-    doubtful = ((np.abs(logit) < config.patch_doubt) | clipped | court_chip) & (labels != "free")
+    red_print = RED_PRINT_MASK.ravel() & (logit > 0) & (labels == "red")
+    doubtful = ((np.abs(logit) < config.patch_doubt) | clipped | court_chip | red_print) & (labels != "free")
     white = (labels == "flipped") & (logit > 0)
     faint = (logit <= 0) & (logit > -config.patch_white_doubt) & ~doubtful & (labels != "free")
     names = list(cue_only.colour_model.labels)
@@ -131,6 +133,7 @@ def test_the_reader_asks_the_network_only_about_doubtful_cells_and_white_chips(m
     assert asked == [int((doubtful | white | faint | pale).sum())]
     sure = np.abs(logit) >= config.patch_doubt
     assert 0 < doubtful.sum() < 100 and faint.any() and (clipped & sure).any() and (court_chip & sure).any()
+    assert (red_print & sure).any()
     assert reading.features["chip_logit"].shape == (10, 10)
 
 
