@@ -100,9 +100,8 @@ def test_the_shipped_network_tells_chips_from_cards():
 def test_the_reader_asks_the_network_only_about_doubtful_cells_and_white_chips(monkeypatch):
     """With ``patch_doubt`` 0 the network is never run; by default it reads the cells whose cue
     logit is near zero, the court cards read as chips, the red-printed cards read as red chips,
-    the chips read white, and (a white chip
-    being possible on the Jumbo mat) the cells read empty but not by far or clipped by glare, and
-    the chips read in a colour near white; nothing else."""
+    the chips read white, and (a white chip being possible on the Jumbo mat) the cells read empty
+    but not by far or clipped by glare, and the chips read in a colour near white; nothing else."""
     scene = render(random_spec(6060, edition="jumbo", difficulty="hard"))
     asked: list[int] = []
     real = PatchNet.class_logits

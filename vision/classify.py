@@ -704,10 +704,13 @@ class CellReader:
         net = self.patch_net
         board = ~CORNER_MASK.ravel()
         doubt = (np.abs(logit) < cfg.patch_doubt) & board
-        if cfg.patch_court and self._ref_lab is None:
-            doubt |= COURT_MASK.ravel() & (logit > 0)
-        if cfg.patch_red_print and self._ref_lab is None:
-            doubt |= RED_PRINT_MASK.ravel() & (logit > 0) & (names[best] == "red") & self.default_colours[best]
+        if self._ref_lab is None:
+            # Print the cue network learned from one printing, read as a chip: court art as any
+            # chip, red pips as a red one.
+            if cfg.patch_court:
+                doubt |= COURT_MASK.ravel() & (logit > 0)
+            if cfg.patch_red_print:
+                doubt |= RED_PRINT_MASK.ravel() & (logit > 0) & (names[best] == "red") & self.default_colours[best]
         white = names[best] == "flipped"
         white_at = np.flatnonzero(names == "flipped")
         faint = np.zeros(N_CELLS, bool)
