@@ -94,3 +94,56 @@ def test_green_chips_glare_tints_cyan_read_green_in_a_green_and_red_game():
     assert [det.labels[r][c] for r, c in cells] == ["green"] * 5
     assert not any(v == "blue" for row in det.labels for v in row)
     assert ColourModel.default("classic").labels == NAMES  # the order the unit tests above assume
+
+
+def _court_board(art: tuple[float, float, float], *, clear_reds: int = 6, clipped: float = 0.0):
+    """Labels, confidence, core colours ``(100, 3)`` and clipped shares ``(100,)``: ``clear_reds``
+    red chips (L 58, a 75, b 22, confidence 1) on plain cards and a "red chip" of colour ``art``
+    on the Queen of Hearts at (1, 7), ``clipped`` of it clipped; the other cells card colour."""
+    from engine.layout import card_at, is_court
+
+    assert card_at((1, 7)) == "QH" and is_court((1, 7))
+    cells = {(r, 1): "red" for r in range(1, 1 + clear_reds)}
+    cells[(1, 7)] = "red"
+    labels = np.asarray(board_labels(cells), dtype=object).reshape(-1)
+    conf = np.where(labels == "red", 1.0, 0.99).astype(np.float32)
+    conf[17] = 0.8
+    lab = np.tile(np.float32([90.0, 2.0, 8.0]), (100, 1))
+    lab[labels == "red"] = (58.0, 75.0, 22.0)
+    lab[17] = art
+    clip = np.zeros(100, np.float32)
+    clip[17] = clipped
+    return labels, conf, lab, clip
+
+
+def test_court_art_far_greyer_and_darker_than_its_teams_chips_is_not_a_chip():
+    """A Queen's dull brown-red robe (drawn by another hand) read as a red chip beside the
+    frame's bright red chips is the card's art; a red chip on a court card that is only a little
+    greyer (shadowed), or greyed by glare (lighter, or clipped), or a frame with too few clear
+    red chips to compare, is left as read."""
+    from vision.teams import court_art_read_as_chips
+
+    robe = (48.0, 18.0, 18.0)  # chroma 0.32 of the team's, darker
+    assert np.flatnonzero(court_art_read_as_chips(*_court_board(robe))).tolist() == [17]
+    for colour in ((52.0, 55.0, 18.0), (85.0, 15.0, 8.0)):  # shadowed chip (0.74); washed out (lighter)
+        assert not court_art_read_as_chips(*_court_board(colour)).any(), colour
+    assert not court_art_read_as_chips(*_court_board(robe, clipped=0.5)).any()
+    assert not court_art_read_as_chips(*_court_board(robe, clear_reds=2)).any()
+    assert not court_art_read_as_chips(*_court_board(robe), TeamsPrior(court_chroma=0.0)).any()
+
+
+def test_a_board_whose_court_art_another_hand_drew_reads_its_queens_empty():
+    """A Jumbo mat from a renderer written apart from ``vision.sim`` (its Queens framed figures in
+    dull brown-red), cropped from a 1280x720 frame: both networks read seven empty Queens as red
+    chips (confidence 0.61 to 0.95); every cell is read as drawn, true corners given or none."""
+    import json
+    from pathlib import Path
+
+    import cv2
+
+    data = Path(__file__).parent / "data"
+    frame = cv2.imread(str(data / "court_art_other_hand.jpg"))
+    truth = json.loads((data / "court_art_other_hand.json").read_text())
+    assert detect(frame, corners=np.float32(truth["corners"]), edition=truth["edition"]).labels == truth["cells"]
+    found = detect(frame)
+    assert found and found.labels == truth["cells"]

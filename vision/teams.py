@@ -1,4 +1,5 @@
-"""Which team colours a still frame shows in play, and doubtful chips read in any other colour.
+"""Which team colours a still frame shows in play, and doubtful chips read in any other colour;
+and court art read as a chip unlike its team's.
 
 A game has two or three teams, and each puts down a chip a turn, so every team in play has
 about as many chips on the board as the next. A colour that none of the frame's many clear chips
@@ -7,6 +8,10 @@ team colour nearest to what they show. Glare over a green felt tints green chips
 reader's hue rule (``vision.colour.ColourModel.hue_labels``) can call them blue, though it knows
 it is unsure (seed 9660, hard: five green chips read blue at confidence 0.00 beside 34 clear
 green and 26 clear red chips).
+
+A team's chips look alike in one frame: a "chip" on a Queen or King far greyer than the team's
+clear chips, where no glare washed it out, is the card's art (a court figure drawn by another hand, its
+robe a dull brown-red, read as a red chip at 0.99 by both networks).
 
 Used by ``detect`` on still frames. The live tracker does not need it: it knows the teams from
 the game.
@@ -20,7 +25,7 @@ import numpy as np
 
 from engine.labels import TEAM_COLOURS
 from engine.layout import SIZE
-from vision.classify import CellReading, ReaderConfig, chip_confidence
+from vision.classify import COURT_MASK, CellReading, ReaderConfig, chip_confidence
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,25 @@ class TeamsPrior:
     fewest clear chips of a colour in play; a team's chips are about as many as another's."""
     doubt: float = 0.5
     """Only chips read with less confidence than this are given another colour."""
+    court_chroma: float = 0.4
+    """A chip read on a court card with less than this share of the median chroma of its team's
+    clear chips in the frame (at least ``court_team_chips`` of them) is the card's art, read empty
+    (0: never), unless glare washed it out: the camera clipped the cell (``court_clipped``) or it
+    is lighter than those chips (``court_lighter``). On boards drawn by another hand (120 frames,
+    true corners) 16 court cards were read as red chips at 0.20 to 0.61 of the team's chroma, 11 of
+    them under 0.4; of the court chips glare had not washed out, the greyest had 0.56 on 300 of our
+    frames (seeds 38600-38899) and 0.81 on the other hand's."""
+    court_clipped: float = 0.05
+    """A cell whose central disc the camera clipped over more than this share keeps its chip:
+    glare washes a chip's colour out (seed 48485, hard Jumbo: a yellow chip at 0.23 of its team's
+    chroma, its disc 88 % clipped; the other hand's courts, 0 %)."""
+    court_lighter: float = 5.0
+    """... or more than this lighter than their median (L units): a haze of glare the camera did
+    not clip lightens a chip as it greys it (seed 48065, hard Jumbo: a blue chip at 0.32 of its
+    team's chroma, 29 L lighter), while court art is as dark as the chips or darker."""
+    court_team_chips: int = 3
+    court_confidence: float = 0.45
+    """Confidence given to a court card so read (inferred from the frame, not seen)."""
 
 
 def colours_in_play(labels: np.ndarray, confidence: np.ndarray, prior: TeamsPrior) -> tuple[str, ...] | None:
@@ -85,11 +109,41 @@ def recoloured_to_teams_in_play(labels: list[list[str]], confidence: np.ndarray,
 def with_teams_in_play(reading: CellReading, names: tuple[str, ...], prior: TeamsPrior | None, *,
                        margin_gain: float = ReaderConfig.colour_margin_gain) -> CellReading:
     """``reading`` with doubtful chips of colours out of play recoloured
-    (``recoloured_to_teams_in_play``); as it is where no prior is given or the reading carries no
+    (``recoloured_to_teams_in_play``), then court art read as chips read empty
+    (``court_art_read_as_chips``); as it is where no prior is given or the reading carries no
     per-cell features (a stand-in reader)."""
     features = getattr(reading, "features", None) or {}
     if prior is None or "chip_logit" not in features or "proto_dist" not in features:
         return reading
     labels, confidence = recoloured_to_teams_in_play(reading.labels, reading.confidence, features["chip_logit"],
                                                      features["proto_dist"], names, prior, margin_gain=margin_gain)
+    if "core_lab" in features and "saturated" in features:
+        flat = np.asarray(labels, dtype=object).reshape(-1)
+        conf = np.asarray(confidence, np.float32).reshape(-1).copy()
+        art = court_art_read_as_chips(flat, conf, features["core_lab"], features["saturated"], prior)
+        flat[art] = "empty"
+        conf[art] = np.minimum(conf[art], prior.court_confidence)
+        labels, confidence = flat.reshape(SIZE, SIZE).tolist(), conf.reshape(SIZE, SIZE)
     return replace(reading, labels=labels, confidence=confidence)
+
+
+def court_art_read_as_chips(labels: np.ndarray, confidence: np.ndarray, core_lab: np.ndarray,
+                            clipped: np.ndarray, prior: TeamsPrior = TeamsPrior()) -> np.ndarray:
+    """``(100,)`` bool: the court cards whose chip (``labels`` ``(100,)`` object, ``confidence``
+    ``(100,)``) is far greyer than its team's clear chips (``TeamsPrior.court_chroma``), by each
+    cell's central colour ``core_lab`` ``(100, 3)`` (L, a, b), where glare did not wash it out
+    (``clipped`` ``(100,)``: the clipped share of its central disc)."""
+    lab = np.asarray(core_lab, np.float32).reshape(SIZE * SIZE, 3)
+    chroma = np.hypot(lab[:, 1], lab[:, 2])
+    court = COURT_MASK.ravel() & (np.asarray(clipped, np.float32).reshape(-1) <= prior.court_clipped)
+    out = np.zeros(SIZE * SIZE, bool)
+    if prior.court_chroma <= 0:
+        return out
+    for team in TEAM_COLOURS:
+        own = labels == team
+        sure = own & (confidence >= prior.sure)
+        if sure.sum() < prior.court_team_chips:
+            continue
+        unwashed = lab[:, 0] <= np.median(lab[sure, 0]) + prior.court_lighter
+        out |= court & own & unwashed & (chroma < prior.court_chroma * np.median(chroma[sure]))
+    return out
