@@ -308,13 +308,13 @@ def _climb_starts(frame: np.ndarray, quad: np.ndarray, config: LocateConfig) -> 
     return [order_as_seen(moved), quad]
 
 
-def _runners(runners: list[InkMatch], best: InkMatch, config: LocateConfig) -> list[InkMatch]:
-    """The placements other than ``best`` worth the turn network's look, one per placement,
-    highest ink z first, at most ``net_runners``."""
+def _runners(runners: list[InkMatch], best: InkMatch | None, config: LocateConfig) -> list[InkMatch]:
+    """The placements other than ``best`` (None: any) worth the turn network's look, one per
+    placement, highest ink z first, at most ``net_runners``."""
     kept: list[InkMatch] = []
     for match in sorted(runners, key=lambda m: -m.z):
         seen = order_as_seen(match.corners)
-        if any(same_placement(seen, order_as_seen(m.corners), config) for m in [best, *kept]):
+        if any(same_placement(seen, order_as_seen(m.corners), config) for m in [best, *kept] if m is not None):
             continue
         kept.append(match)
         if len(kept) >= config.net_runners:
@@ -423,17 +423,10 @@ def _kept_by_card_area(frame, gray, white, board, matches: list[InkMatch | None]
     if board is None or config.card_area_overrules <= 0:
         return None
     heard = replace(config, net_overruled_z=-math.inf)
-    tried: list[np.ndarray] = []
-    for match in sorted((m for m in matches if accepted(m, config)), key=lambda m: -m.z):
-        seen = order_as_seen(match.corners)
-        if any(same_placement(seen, other, config) for other in tried):
-            continue
-        tried.append(seen)
+    for match in _runners([m for m in matches if accepted(m, config)], None, config):
         fit = _conclude(frame, gray, white, board, match, edition, heard)
         if fit and board.centred_on(fit.corners, config.card_area_overrules):
             return replace(fit, details={**fit.details, "card_area_overruled": True})
-        if len(tried) >= config.net_runners:
-            break
     return None
 
 

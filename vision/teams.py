@@ -10,8 +10,8 @@ it is unsure (seed 9660, hard: five green chips read blue at confidence 0.00 bes
 green and 26 clear red chips).
 
 A team's chips look alike in one frame: a "chip" on a Queen or King far greyer than the team's
-clear chips, where no glare washed it out, is the card's art (a court figure drawn by another hand, its
-robe a dull brown-red, read as a red chip at 0.99 by both networks).
+clear chips, where no glare washed it out, is the card's art (a court figure drawn by another
+hand, its robe a dull brown-red, read as a red chip at 0.99 by both networks).
 
 Used by ``detect`` on still frames. The live tracker does not need it: it knows the teams from
 the game.
@@ -47,7 +47,7 @@ class TeamsPrior:
     clear chips in the frame (at least ``court_team_chips`` of them) is the card's art, read empty
     (0: never), unless glare washed it out: the camera clipped the cell (``court_clipped``) or it
     is lighter than those chips (``court_lighter``). On boards drawn by another hand (120 frames,
-    true corners) 16 court cards were read as red chips at 0.20 to 0.61 of the team's chroma, 11 of
+    true corners) 16 court cards were read as red chips at 0.20 to 0.61 of the team's chroma, 12 of
     them under 0.4; of the court chips glare had not washed out, the greyest had 0.56 on 300 of our
     frames (seeds 38600-38899) and 0.81 on the other hand's."""
     court_clipped: float = 0.05
@@ -133,12 +133,12 @@ def court_art_read_as_chips(labels: np.ndarray, confidence: np.ndarray, core_lab
     ``(100,)``) is far greyer than its team's clear chips (``TeamsPrior.court_chroma``), by each
     cell's central colour ``core_lab`` ``(100, 3)`` (L, a, b), where glare did not wash it out
     (``clipped`` ``(100,)``: the clipped share of its central disc)."""
-    lab = np.asarray(core_lab, np.float32).reshape(SIZE * SIZE, 3)
-    chroma = np.hypot(lab[:, 1], lab[:, 2])
-    court = COURT_MASK.ravel() & (np.asarray(clipped, np.float32).reshape(-1) <= prior.court_clipped)
     out = np.zeros(SIZE * SIZE, bool)
     if prior.court_chroma <= 0:
         return out
+    lab = np.asarray(core_lab, np.float32).reshape(SIZE * SIZE, 3)
+    chroma = np.hypot(lab[:, 1], lab[:, 2])
+    court = COURT_MASK.ravel() & (np.asarray(clipped, np.float32).reshape(-1) <= prior.court_clipped)
     for team in TEAM_COLOURS:
         own = labels == team
         sure = own & (confidence >= prior.sure)
