@@ -33,6 +33,7 @@ from vision.classify import CellReader
 from vision.detect import Detection, detect
 from vision.sim import random_spec, render
 from vision.sim.board_art import PRINTINGS
+from vision.sim.chips import CHIP_SETS
 from vision.sim.variety import clicked_corners, with_chip_piles
 from vision.warp import grid_geometry, warp_grid
 
@@ -246,6 +247,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dump", type=Path, help="write crops of wrongly read cells here")
     parser.add_argument("--printing", choices=PRINTINGS, default="standard",
                         help="the board's printing: other is one no network was fitted on")
+    parser.add_argument("--chips", choices=CHIP_SETS, default="standard",
+                        help="the chip set: other is another set's colours (hue, saturation, value), "
+                             "none a network was fitted on")
     parser.add_argument("--size", type=frame_size, default=(1280, 720), metavar="WxH",
                         help="frame size in pixels (default 1280x720; webcams often give 1920x1080)")
     parser.add_argument("--piles", type=int, default=0,
@@ -266,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(args.frames):
         difficulty, edition = next(combos)
         seed = args.seed + i
-        spec = with_chip_piles(random_spec(seed, edition=edition, difficulty=difficulty, printing=args.printing,
+        spec = with_chip_piles(random_spec(seed, edition=edition, difficulty=difficulty, printing=args.printing, chips=args.chips,
                                            size=args.size),
                                args.piles)
         scene = render(spec)
@@ -294,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
                 dump_failures(args.dump, f"{mode}_s{seed}_{difficulty}_{scene.edition}", scene.frame,
                               scene.corners, scene.edition, wrong)
     print(f"vision accuracy: {args.frames} frames from seed {args.seed} ({', '.join(diffs)}; {', '.join(eds)}; "
-          f"{args.printing} printing; {args.piles} piles of chips; "
+          f"{args.printing} printing; {args.chips} chips; {args.piles} piles of chips; "
           f"{args.size[0]}x{args.size[1]}) in {time.perf_counter() - start:.0f} s")
     if warning := fitted_warning(range(args.seed, args.seed + args.frames)):
         print(warning)

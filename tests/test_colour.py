@@ -117,11 +117,40 @@ def test_hue_sectors_claim_a_prototypes_sextant_and_drift_past_a_shared_tie():
     table = hue_sectors(((0, 225.0, 0.63), (1, 143.0, 0.49), (2, 2.0, 0.8)))
     assert table[int(180 - CLIP_DRIFT)] == 0 and table[int(180 - CLIP_DRIFT) - 1] == 1
     assert table[120] == 1 and table[239] == 0 and table[0] == 2 and table[59] == 2
-    assert (table[60:120] == -1).all() and (table[240:360] == -1).all()  # no chip washes there
-    # red and yellow share a sextant: neither claims it
+    # no chip washes out to these hues: the prototype nearest in hue takes them
+    assert (table[60:72] == 2).all() and (table[72:120] == 1).all()
+    assert (table[240:294] == 0).all() and (table[294:360] == 2).all()
+    # red and yellow share a sextant: each takes the hues nearer its own
     table = hue_sectors(((0, 2.0, 0.8), (1, 45.0, 0.95), (2, 225.0, 0.63)))
-    assert (table[0:60] == -1).all() and (table[180:240] == 2).all()
+    assert (table[0:23] == 0).all() and (table[24:60] == 1).all() and (table[180:240] == 2).all()
     assert (hue_sectors(()) == -1).all()
+
+
+def _chip_colour(model, bgr):
+    lab = balanced_lab((np.array(bgr, np.float32) / 255.0).reshape(1, 1, 3)).reshape(3)
+    nearest = model.distances(lab).argmin()
+    return model.labels[int(model.chip_colours(nearest, lab))]
+
+
+def test_a_chip_is_named_by_its_hue_where_its_lightness_and_chroma_are_another_makers():
+    pink = (212, 152, 254)  # another set's red chip, brightly lit: pale and pink (display hue 324)
+    orange_red = (20, 70, 200)  # a red chip a warm camera pushed towards orange (hue 15)
+    for edition in ("classic", "jumbo"):
+        model = ColourModel.default(edition)
+        assert _classify(model, pink) == "blue"  # the premise: in Lab it lies nearer blue
+        assert _chip_colour(model, pink) == "red"
+        assert _chip_colour(model, orange_red) == "red"
+    jumbo = ColourModel.default("jumbo")
+    assert _chip_colour(jumbo, (30, 150, 230)) == "yellow"  # an orange-yellow chip (hue 35)
+    assert _chip_colour(jumbo, (245, 245, 245)) == "flipped"  # a white chip keeps its label
+
+
+def test_a_grey_marker_taught_as_a_team_keeps_its_name_whatever_its_faint_hue():
+    silver = (168, 170, 172)  # silver coins taught as the red team's markers
+    model = ColourModel.learn({"red": [_patch(silver)]}, base=ColourModel.default("classic"))
+    for tinted in ((176, 170, 166), (166, 172, 168), (168, 170, 176)):  # a cool, a green, a warm cast
+        assert _chip_colour(model, tinted) == "red"
+    assert _chip_colour(model, (170, 70, 20)) == "blue"
 
 
 def _grey_copies(frame: np.ndarray) -> dict[str, np.ndarray]:

@@ -11,6 +11,7 @@ import pytest
 from engine.layout import CORNERS, COURT_MAP, SIZE
 from vision.sim import random_spec, render
 from vision.sim.board_art import board_art
+from vision.sim.chips import CHIP_BGR, OTHER_SET
 from vision.sim.optics import Optics
 from vision.sim.scene import check_labels, empty_labels
 from vision.sim.variety import with_chip_piles
@@ -227,6 +228,32 @@ def test_another_printing_changes_the_print_and_nothing_else() -> None:
     assert not (differs & (cv2.dilate(grid, np.ones((9, 9), np.uint8)) == 0)).any()
     with pytest.raises(ValueError, match="printing"):
         random_spec(7, printing="fancy")
+
+
+def test_another_chip_set_turns_each_colours_hue_and_changes_nothing_else() -> None:
+    """The ``other`` chip set recolours the chips within ``OTHER_SET`` (a red still red), each
+    team's apart, and draws the scene as it was."""
+    standard = random_spec(39555, edition="jumbo", difficulty="normal")
+    other = random_spec(39555, edition="jumbo", difficulty="normal", chips="other")
+    assert dataclasses.replace(other, chip_tints=standard.chip_tints) == standard
+    hues = []
+    for seed in range(40):
+        tints = dict(random_spec(seed, chips="other").chip_tints)
+        bgr = {name: np.clip(np.float32(CHIP_BGR[name]) * tints[name], 0, 255) for name in CHIP_BGR}
+        hsv = {name: cv2.cvtColor(np.float32(v[None, None] / 255.0), cv2.COLOR_BGR2HSV)[0, 0] for name, v in bgr.items()}
+        turned = {name: (hsv[name][0] - _hue(CHIP_BGR[name]) + 180.0) % 360.0 - 180.0 for name in CHIP_BGR}
+        assert all(abs(turned[name]) <= OTHER_SET["hue"] + 0.5 for name in ("blue", "green", "red", "yellow"))
+        assert hsv["flipped"][1] < 0.05  # white stays white
+        hues.append([turned[name] for name in ("blue", "green", "red", "yellow")])
+    hues = np.array(hues)
+    assert (hues.max(axis=0) > 10).all() and (hues.min(axis=0) < -10).all()  # both ways, every colour
+    assert np.corrcoef(hues[:, 0], hues[:, 2])[0, 1] < 0.5  # each team's own turn
+    with pytest.raises(ValueError, match="chip set"):
+        random_spec(7, chips="fancy")
+
+
+def _hue(bgr: tuple[int, int, int]) -> float:
+    return float(cv2.cvtColor(np.float32([[bgr]]) / 255.0, cv2.COLOR_BGR2HSV)[0, 0, 0])
 
 
 def test_piles_of_chips_lie_beside_the_board_in_each_team_colour() -> None:

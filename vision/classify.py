@@ -21,12 +21,13 @@ All 100 cells are read at once from the rectified grid (``vision.warp``): fixed 
 3. *Decision* (``CellReader.decide``): a small network over those named cues
    (``vision.cell_model``, fitted by ``benchmarks/fit_cell_model.py``; on the Jumbo mat without
    a reference a second one, over more cues, may add white chips) says whether a chip is
-   there; the label of a chip is its nearest colour prototype, or where that is a team colour
-   the one whose hue sector holds the disc's hue (``ColourModel.hue_labels``: glare washes a
-   chip's lightness and chroma, not its hue); the confidence is the network's probability times
-   the colour margin, lowered where the camera clipped a cell read empty or white. The cells it
-   leaves in doubt (and, where a white chip can be, those read empty that glare clipped), and
-   the chips read white, are read again by a small CNN over the cell's pixels beside its twin card's
+   there; the label of a chip is its nearest colour prototype, or where that is a coloured one
+   the one whose hue sector holds the disc's hue (``ColourModel.chip_colours``: glare, a camera
+   or another maker's paint changes a chip's lightness and chroma far more than its hue); the
+   confidence is the network's probability times the colour margin, lowered where the camera
+   clipped a cell read empty or white. The cells it leaves in doubt (and, where a white chip can
+   be, those read empty that glare clipped), and the chips read white, are read again by a
+   small CNN over the cell's pixels beside its twin card's
    (``vision.patch_net``): its chip-or-not replaces the doubtful logit, and where it is sure a
    chip read white is a team colour (glare), that colour is taken.
 
@@ -797,14 +798,6 @@ class CellReader:
         out[np.ix_(no_white, white)] = self.config.unreachable_distance
         return out
 
-    def _chip_colour(self, nearest: np.ndarray, core_lab: np.ndarray, names: np.ndarray) -> np.ndarray:
-        """Prototype index of each cell's chip colour ``(100,)``: where the nearest prototype is a
-        colour, the one whose hue sector holds the disc's hue (a washed-out chip keeps its hue,
-        not its lightness or chroma); a white nearest prototype is kept."""
-        by_hue = self.colour_model.hue_labels(core_lab)
-        coloured = (names[nearest] != "flipped") & (by_hue >= 0)
-        return np.where(coloured, by_hue, nearest)
-
     def decide(
         self, feats: dict[str, np.ndarray], *, white_possible: np.ndarray | None = None,
         grid: np.ndarray | None = None,
@@ -815,7 +808,7 @@ class CellReader:
 
         A chip is there when the network says so; its label is the nearest colour prototype
         (white included, so a white chip found by the reference comparison is still "flipped"),
-        a team colour chosen by the disc's hue (see ``_chip_colour``).
+        a team colour chosen by the disc's hue (``ColourModel.chip_colours``).
         Where that prototype is white, the Jumbo white-chip network may also say so: it finds
         white chips the first one misses in glare, and leaves every other decision alone.
         ``white_possible`` (``(10, 10)`` bool, None: everywhere): where a white chip can be at
@@ -829,7 +822,7 @@ class CellReader:
         logit = self.chip_net.logit(inputs)
         names = np.array(self.colour_model.labels, dtype=object)
         dist = self._allowed_distances(feats["proto_dist"], names, white_possible)
-        best = self._chip_colour(dist.argmin(axis=1), feats["core_lab"], names)
+        best = self.colour_model.chip_colours(dist.argmin(axis=1), feats["core_lab"])
         white_net = self.white_chip_net
         if white_net is not None:
             white = names[best] == "flipped"

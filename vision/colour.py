@@ -201,7 +201,7 @@ class ColourModel:
 
     def hue_labels(self, lab: np.ndarray) -> np.ndarray:
         """Index (into ``labels``) of the coloured prototype whose hue sector holds each Lab
-        triple's display hue, ``(...,)`` int; -1 where no prototype claims that hue.
+        triple's display hue, ``(...,)`` int; -1 where the model has no coloured prototype.
 
         A washed-out chip (glare, overexposure) keeps little of its lightness or chroma, but adding
         white light, a gain or clipping the brightest channel never reorders the three channels:
@@ -209,6 +209,16 @@ class ColourModel:
         distance would take a pale blue chip, turned cyan, for green.
         """
         return self._hue_sectors[np.minimum(display_hue(lab).astype(np.intp), 359)]
+
+    def chip_colours(self, nearest: np.ndarray, lab: np.ndarray) -> np.ndarray:
+        """Index (into ``labels``) of each chip's colour, ``(...,)`` int: where its ``nearest``
+        prototype (by ``distances``) is a coloured one, the one whose hue sector holds its Lab
+        triple's display hue (``hue_labels``); else that nearest one: a white chip, or a grey
+        marker taught under a team's name, whose faint hue says nothing."""
+        nearest = np.asarray(nearest, dtype=np.intp)
+        coloured = np.isin(np.asarray(self.labels, dtype=object), self.coloured_labels)
+        by_hue = self.hue_labels(lab)
+        return np.where(coloured[nearest] & (by_hue >= 0), by_hue, nearest)
 
     @functools.cached_property
     def _hue_sectors(self) -> np.ndarray:
@@ -291,7 +301,7 @@ def hue_sectors(hues: tuple[tuple[int, float, float], ...]) -> np.ndarray:
     two claimed sextants meet at an edge both wash out towards (their two brightest channels
     tie there), the one whose brightest channel is brighter clips first and claims
     ``CLIP_DRIFT`` degrees past it. Hues no washed-out prototype reaches, and sextants shared by
-    two prototypes, are claimed by none (the Lab distance decides there).
+    two prototypes, go to the prototype nearest in hue (``_nearest_in_hue``).
     """
     table = np.full(360, -1, dtype=np.intp)
     sextant_of = [int(hue // SEXTANT) % 6 for _, hue, _ in hues]
@@ -308,7 +318,25 @@ def hue_sectors(hues: tuple[tuple[int, float, float], ...]) -> np.ndarray:
             table[np.arange(edge, edge + drift) % 360] = index
         elif after[2] > top:
             table[np.arange(edge - drift, edge) % 360] = after[0]
+    unclaimed = table < 0
+    table[unclaimed] = _nearest_in_hue(hues)[unclaimed]
     return table
+
+
+def _nearest_in_hue(hues: tuple[tuple[int, float, float], ...]) -> np.ndarray:
+    """``(360,)`` int: the prototype (of ``hues``, as ``hue_sectors`` takes them) nearest each
+    whole degree of display hue around the circle; -1 with no prototype.
+
+    Hue is what a chip keeps under any lamp and camera, where its lightness and chroma are
+    not: another maker's red chip, a raspberry red (hue 325) as pale as the board's blue
+    print, is nearer the blue prototype in Lab than the red one, though no one would call it
+    blue (rendered chips of other hues, seeds 39500-39599: 13 of 18 wrong cells)."""
+    if not hues:
+        return np.full(360, -1, dtype=np.intp)
+    degrees = np.arange(360, dtype=np.float32)[:, None] + 0.5
+    centres = np.array([hue for _, hue, _ in hues], np.float32)[None, :]
+    apart = np.abs((degrees - centres + 180.0) % 360.0 - 180.0)
+    return np.array([index for index, _, _ in hues], dtype=np.intp)[apart.argmin(axis=1)]
 
 
 def display_bgr(lab: np.ndarray) -> np.ndarray:

@@ -25,6 +25,33 @@ CHIP_BGR: dict[str, BGR] = {
 }
 """Nominal chip colours (BGR); scenes vary hue, saturation and value around them."""
 
+CHIP_SETS: tuple[str, ...] = ("standard", "other")
+"""Chip sets a scene may show: ``standard`` varies each colour a little around ``CHIP_BGR``;
+``other`` is another set's (or another camera's) chips, each team's colour turned in hue and
+scaled in saturation and value as far as ``OTHER_SET`` allows (``other_set_tints``)."""
+
+OTHER_SET = {"hue": 15.0, "saturation": (0.75, 1.1), "value": (0.8, 1.2)}
+"""How far ``other`` chips stray: hue +-degrees, saturation and value factors: a red still a
+red to anyone, a green from leaf to teal."""
+
+
+def other_set_tints(rng: np.random.Generator) -> tuple[tuple[str, tuple[float, float, float]], ...]:
+    """Per chip colour, the BGR gain (a scene's ``chip_tints``) that makes another set's chip of
+    it: its hue turned, its saturation and value scaled, within ``OTHER_SET``; a white chip
+    only lighter or darker."""
+    tints = []
+    for name, bgr in CHIP_BGR.items():
+        hsv = cv2.cvtColor(np.float32([[bgr]]) / 255.0, cv2.COLOR_BGR2HSV)[0, 0]
+        if name != "flipped":
+            hsv[0] = (hsv[0] + rng.uniform(-OTHER_SET["hue"], OTHER_SET["hue"])) % 360.0
+            hsv[1] = min(1.0, hsv[1] * rng.uniform(*OTHER_SET["saturation"]))
+        hsv[2] = min(1.0, hsv[2] * rng.uniform(*OTHER_SET["value"]))
+        turned = cv2.cvtColor(hsv[None, None], cv2.COLOR_HSV2BGR)[0, 0] * 255.0
+        gain = np.maximum(turned, 1.0) / np.maximum(np.float32(bgr), 1.0)
+        tints.append((name, (float(gain[0]), float(gain[1]), float(gain[2]))))
+    return tuple(tints)
+
+
 MARK_BGR: BGR = (95, 88, 82)
 """Ink of the printed mark on the white (flipped) side of a Jumbo chip."""
 

@@ -17,7 +17,7 @@ from engine.layout import EDITIONS, SIZE
 from vision.framing import cell_px
 from vision.sim.board_art import PRINTINGS, variants_of
 from vision.sim.camera import CameraPose
-from vision.sim.chips import CHIP_BGR
+from vision.sim.chips import CHIP_BGR, CHIP_SETS, other_set_tints
 from vision.sim.clutter import SKIN_TONES, Clutter
 from vision.sim.optics import Lighting, Optics
 from vision.sim.scene import CONFIG, Labels, SceneSpec, check_labels, empty_labels, occlusion_of
@@ -143,9 +143,11 @@ def _random_clutter(rng: np.random.Generator, n: int, aspect: float) -> list[Clu
 
 def random_spec(seed: int, *, edition: str | None = None, difficulty: str = "normal",
                 size: tuple[int, int] = (1280, 720), labels: object = None,
-                chip_density: float | None = None, printing: str = "standard") -> SceneSpec:
+                chip_density: float | None = None, printing: str = "standard",
+                chips: str = "standard") -> SceneSpec:
     """Draw a whole scene from ``seed`` (same seed and arguments -> same spec -> same frame).
-    ``printing``: which printing of the board (``board_art.PRINTINGS``); it draws nothing else."""
+    ``printing``: which printing of the board (``board_art.PRINTINGS``); ``chips``: which chip set
+    (``chips.CHIP_SETS``); neither draws anything else."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
     if difficulty not in DIFFICULTIES:
@@ -156,6 +158,8 @@ def random_spec(seed: int, *, edition: str | None = None, difficulty: str = "nor
         raise ValueError(f"size must be (width, height) of at least 64 pixels, got {size!r}")
     if printing not in PRINTINGS:
         raise ValueError(f"unknown printing {printing!r}; expected one of: {', '.join(PRINTINGS)}")
+    if chips not in CHIP_SETS:
+        raise ValueError(f"unknown chip set {chips!r}; expected one of: {', '.join(CHIP_SETS)}")
     d = DIFFICULTIES[difficulty]
     rng = np.random.default_rng([seed, 0x5E9])
     ed = edition or ("classic" if rng.random() < 0.6 else "jumbo")
@@ -196,6 +200,8 @@ def random_spec(seed: int, *, edition: str | None = None, difficulty: str = "nor
     for colour in ("blue", "green", "red", "yellow", "flipped"):
         t = 1.0 + rng.uniform(-d.tint, d.tint, 3)
         tints.append((colour, (float(t[0]), float(t[1]), float(t[2]))))
+    if chips == "other":  # own stream: the rest of the scene stays as it was
+        tints = list(other_set_tints(np.random.default_rng([seed, 0xC41])))
     table = TABLE_KINDS[int(rng.integers(len(TABLE_KINDS)))]
     extra = np.random.default_rng([seed, 0x7AB1E])  # own stream: earlier draws stay as they were
     if extra.random() < PLAIN_TABLE_CHANCE:
