@@ -270,9 +270,9 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(args.frames):
         difficulty, edition = next(combos)
         seed = args.seed + i
-        spec = with_chip_piles(random_spec(seed, edition=edition, difficulty=difficulty, printing=args.printing, chips=args.chips,
-                                           size=args.size),
-                               args.piles)
+        spec = random_spec(seed, edition=edition, difficulty=difficulty, printing=args.printing, chips=args.chips,
+                           size=args.size)
+        spec = with_chip_piles(spec, args.piles)
         scene = render(spec)
         truth = np.asarray(scene.labels, dtype=object)
         visible = ~np.asarray(scene.occluded, dtype=bool)

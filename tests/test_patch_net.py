@@ -209,7 +209,8 @@ def test_a_white_chip_tinted_pale_blue_is_read_white():
     scene = render(random_spec(6089, edition="jumbo", difficulty="hard"))
     cells = [(3, 6), (5, 4), (6, 3), (7, 2)]
     assert all(scene.labels[r][c] == "flipped" for r, c in cells)
-    blind = CellReader(edition="jumbo", config=replace(ReaderConfig(), patch_pale_margin=-1e9, patch_white_certain=1.01))
+    blind_config = replace(ReaderConfig(), patch_pale_margin=-1e9, patch_white_certain=1.01)
+    blind = CellReader(edition="jumbo", config=blind_config)
     assert all(blind.read(scene.frame, scene.corners).labels[r][c] in ("blue", "red") for r, c in cells)
     read = CellReader(edition="jumbo").read(scene.frame, scene.corners).labels
     assert all(read[r][c] == "flipped" for r, c in cells)

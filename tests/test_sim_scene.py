@@ -240,8 +240,8 @@ def test_another_chip_set_turns_each_colours_hue_and_changes_nothing_else() -> N
     for seed in range(40):
         tints = dict(random_spec(seed, chips="other").chip_tints)
         bgr = {name: np.clip(np.float32(CHIP_BGR[name]) * tints[name], 0, 255) for name in CHIP_BGR}
-        hsv = {name: cv2.cvtColor(np.float32(v[None, None] / 255.0), cv2.COLOR_BGR2HSV)[0, 0] for name, v in bgr.items()}
-        turned = {name: (hsv[name][0] - _hue(CHIP_BGR[name]) + 180.0) % 360.0 - 180.0 for name in CHIP_BGR}
+        hsv = {name: _hsv(v) for name, v in bgr.items()}
+        turned = {name: (hsv[name][0] - _hsv(CHIP_BGR[name])[0] + 180.0) % 360.0 - 180.0 for name in CHIP_BGR}
         assert all(abs(turned[name]) <= OTHER_SET["hue"] + 0.5 for name in ("blue", "green", "red", "yellow"))
         assert hsv["flipped"][1] < 0.05  # white stays white
         hues.append([turned[name] for name in ("blue", "green", "red", "yellow")])
@@ -252,8 +252,9 @@ def test_another_chip_set_turns_each_colours_hue_and_changes_nothing_else() -> N
         random_spec(7, chips="fancy")
 
 
-def _hue(bgr: tuple[int, int, int]) -> float:
-    return float(cv2.cvtColor(np.float32([[bgr]]) / 255.0, cv2.COLOR_BGR2HSV)[0, 0, 0])
+def _hsv(bgr) -> np.ndarray:
+    """Hue (degrees), saturation and value (0..1) of one BGR colour (0..255)."""
+    return cv2.cvtColor(np.float32(bgr).reshape(1, 1, 3) / 255.0, cv2.COLOR_BGR2HSV)[0, 0]
 
 
 def test_piles_of_chips_lie_beside_the_board_in_each_team_colour() -> None:
