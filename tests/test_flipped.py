@@ -295,3 +295,28 @@ def test_a_completed_sequence_is_being_flipped_once_one_of_its_five_is_white():
     expected[8, 2:6] = True
     assert (being_flipped(board, white) == expected).all()
     assert not being_flipped(board, np.zeros((10, 10), bool))[2].any()
+
+
+def test_white_chips_on_plain_cards_are_found_on_the_line_two_clear_ones_start():
+    """A Jumbo mat from a renderer written apart from ``vision.sim`` (white chips with a printed
+    star), cropped from a 1280x720 frame: of one line of five white chips, the three on a 3, a 2
+    and a 2, whose few pips they hide, read empty to the cue network; asked because they lie in
+    line with two clear white chips, the patch network is sure of two, and the line rule then
+    takes all five. Every cell is read as drawn, true corners given or none."""
+    import json
+    from dataclasses import replace
+    from pathlib import Path
+
+    import cv2
+
+    data = Path(__file__).parent / "data"
+    frame = cv2.imread(str(data / "white_line_other_hand.jpg"))
+    truth = json.loads((data / "white_line_other_hand.json").read_text())
+    corners = np.float32(truth["corners"])
+    assert detect(frame, corners=corners, edition="jumbo").labels == truth["cells"]
+    found = detect(frame)
+    assert found and found.labels == truth["cells"]
+    config = DetectConfig()
+    blind = replace(config, reader=replace(config.reader, patch_white_lines=False))
+    missed = detect(frame, corners=corners, edition="jumbo", config=blind).labels
+    assert [missed[8][c] for c in range(3, 8)] == ["flipped", "flipped", "empty", "empty", "empty"]

@@ -188,12 +188,12 @@ def test_white_chips_the_cue_network_firmly_misses_are_read_white():
     """Seed 6007 (hard, Jumbo): white chips on white cards that the cue network reads empty
     with logits of -4 to -6.4, where the patch network is sure of white chips. (Asked only
     about the cells in doubt, and those taken narrowly, |logit| < 3, and not about the cells glare
-    clipped, it reads none of them.)"""
+    clipped nor those in line with two white chips, it reads none of them.)"""
     scene = render(random_spec(6007, edition="jumbo", difficulty="hard"))
     cells = [(2, 3), (3, 4), (6, 9)]
     assert all(scene.labels[r][c] == "flipped" for r, c in cells)
     narrow = CellReader(edition="jumbo", config=replace(ReaderConfig(), patch_doubt=3.0, patch_white_doubt=0.0,
-                                                        patch_clipped=1.0))
+                                                        patch_clipped=1.0, patch_white_lines=False))
     before = narrow.read(scene.frame, scene.corners).labels
     assert all(before[r][c] == "empty" for r, c in cells)
     after = CellReader(edition="jumbo").read(scene.frame, scene.corners).labels

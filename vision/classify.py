@@ -26,8 +26,8 @@ All 100 cells are read at once from the rectified grid (``vision.warp``): fixed 
    or another maker's paint changes a chip's lightness and chroma far more than its hue); the
    confidence is the network's probability times the colour margin, lowered where the camera
    clipped a cell read empty or white. The cells it leaves in doubt (and, where a white chip can
-   be, those read empty that glare clipped), and the chips read white, are read again by a
-   small CNN over the cell's pixels beside its twin card's
+   be, those read empty that glare clipped, or lie in line with two white chips), and the chips
+   read white, are read again by a small CNN over the cell's pixels beside its twin card's
    (``vision.patch_net``): its chip-or-not replaces the doubtful logit, and where it is sure a
    chip read white is a team colour (glare), that colour is taken.
 
@@ -45,6 +45,7 @@ import numpy as np
 
 from engine.labels import TEAM_COLOURS
 from engine.layout import CORNERS, COURT_MAP, INK_MAP, SIZE
+from engine.sequences import WINDOWS
 from vision import patch_net
 from vision.cell_model import ChipNet, load_chip_nets
 from vision.clipping import clip_levels
@@ -236,6 +237,18 @@ class ReaderConfig:
     cells of one court card read empty at logit -5 to -6 (the cue network took the card's art for
     the change), where the network said blue at 1.0. On 300 fresh Jumbo frames (seeds 13900-14199,
     normal and hard) it changed no reading."""
+    patch_white_lines: bool = True
+    """Where a white chip can be, cells read empty on a line with two chips read white (a window
+    of five with no team's chip) are read by the patch network too, however sure the cue network
+    is, and are white where it is sure of that (``patch_white_line_sure``): white chips lie only
+    in lines, and the cue network misses a white chip on a card with few pips, whose print it
+    hides little of (a mat drawn by another hand, 120 frames with the true corners: three white
+    chips of one line, on a 3, a 2 and a 2, read at logit -5.6 to -8.8, where the network said
+    white at 1.0 and 0.95 for two of them)."""
+    patch_white_line_sure: float = 0.9
+    """Probability at which the patch network's view of a cell on such a line is taken: lower
+    than ``patch_white_sure``, as a cell in line with two white chips is likelier one. On our
+    rendered Jumbo frames with white chips (seeds 47400-47699) it gave no empty cell 0.9."""
     patch_team_distance: float = 1.5
     """Without an empty-board reference, cells read empty whose disc lies within this prototype
     distance of a team colour are read by the patch network too, however sure the cue network
@@ -357,6 +370,20 @@ def _neighbour_index() -> np.ndarray:
 
 
 NEIGHBOURS = _neighbour_index()
+
+
+WINDOW_CELLS = np.array([[r * SIZE + c for r, c in window] for window in WINDOWS], dtype=np.intp)
+"""``(192, 5)`` flat cell indices of every five-in-a-row window (the engine's ``WINDOWS``)."""
+
+
+def _on_white_lines(white: np.ndarray, team: np.ndarray) -> np.ndarray:
+    """``(100,)`` bool: the cells of every window holding at least two of the chips read white
+    (``white``, ``(100,)`` bool) and none read in a team colour (``team``): where the rest of a
+    line of white chips would be."""
+    windows = (white[WINDOW_CELLS].sum(axis=1) >= 2) & ~team[WINDOW_CELLS].any(axis=1)
+    on = np.zeros(N_CELLS, bool)
+    on[WINDOW_CELLS[windows].ravel()] = True
+    return on
 TWIN_CUES = ("ring_median", "rim_median", "chroma", "d_colour", "spread", "l_deficit")
 """Decision cues also given as the twin cell's value (``twin_<name>``)."""
 LOCAL_CUES = ("ring_median", "rim_median", "l_deficit", "twin_change", "spread", "chroma", "chroma_high",
@@ -765,7 +792,32 @@ class CellReader:
             chip = (logit[asked] > 0) & reachable[asked]
             certain = prob[:, patch_net.CLASSES.index("flipped")] >= cfg.patch_white_certain
             best[asked[chip & ((pale[asked] & (seen == "flipped")) | certain)]] = int(white_at[0])
+            if cfg.patch_white_lines:
+                unasked = reachable & (probs.sum(axis=1) == 0)
+                self._white_lines_read(grid, feats, logit, best, probs, int(white_at[0]), unasked, names)
         return logit, best, probs
+
+    def _white_lines_read(self, grid: np.ndarray, feats: dict[str, np.ndarray], logit: np.ndarray,
+                          best: np.ndarray, probs: np.ndarray, white_at: int, unasked: np.ndarray,
+                          names: np.ndarray) -> None:
+        """The cells read empty on a line with two white chips (``patch_white_lines``; of the
+        ``unasked`` ``(100,)`` bool) read by the patch network: where it is sure of a white chip
+        (``patch_white_line_sure``) that is what it is. Updates ``logit``, ``best`` and ``probs`` (as
+        ``_second_opinion`` returns them) in place."""
+        chip = logit > 0
+        chip[CORNER_MASK.ravel()] = False
+        white = chip & (best == white_at)
+        asked = np.flatnonzero(unasked & ~chip & _on_white_lines(white, chip & ~white))
+        if asked.size == 0:
+            return
+        scores = patch_net.only_classes(
+            self.patch_net.class_logits(cell_patches(grid, feats["white"], asked, self.config.patch)),
+            ("empty", *names))
+        prob = patch_net.probabilities(scores)
+        probs[asked] = prob
+        found = patch_net.sure_class(prob, self.config.patch_white_line_sure) == "flipped"
+        logit[asked[found]] = patch_net.chip_logit(scores)[found]
+        best[asked[found]] = white_at
 
     def seen_colours(self, frame: np.ndarray, corners: np.ndarray, reading: CellReading) -> list[list[str]]:
         """``reading``'s labels ``(10, 10)`` with each cell's chip as the patch network sees it

@@ -25,13 +25,11 @@ from engine.layout import CORNERS, SIZE
 from engine.rules import most_sequences_on_a_board
 from engine.sequences import WINDOWS
 from vision.cell_model import ChipNet, load_chip_nets
-from vision.classify import NEIGHBOURS, CellReading
+from vision.classify import NEIGHBOURS, WINDOW_CELLS, CellReading
 from vision.patch_net import CLASSES as PATCH_CLASSES
 
-_WINDOW_CELLS = np.array([[r * SIZE + c for r, c in window] for window in WINDOWS], dtype=np.intp)
-"""``(192, 5)`` flat cell indices of every five-in-a-row window (the engine's list)."""
 _CORNER_CELLS = np.array([r * SIZE + c for r, c in CORNERS], dtype=np.intp)
-_WINDOW_PLAIN = ~np.isin(_WINDOW_CELLS, _CORNER_CELLS)
+_WINDOW_PLAIN = ~np.isin(WINDOW_CELLS, _CORNER_CELLS)
 """``(192, 5)`` bool: the window's cells that are not free corners (those hold no chip)."""
 _SHARED = np.array([[len(set(a) & set(b)) for b in WINDOWS] for a in WINDOWS], dtype=np.intp)
 """``(192, 192)`` cells each pair of windows shares (two sequences may share at most one)."""
@@ -147,7 +145,7 @@ def flipped_lines(
     score[soft] = np.minimum(score[soft], prior.tinted_score)
     score[_CORNER_CELLS] = 0.0
     # What a window has beyond its cells' score: how it stands out (lift, the line network).
-    standing = np.zeros(len(_WINDOW_CELLS), np.float32)
+    standing = np.zeros(len(WINDOW_CELLS), np.float32)
     if lift is not None:
         standing += prior.lift_gain * _window_lift(lift, prior)
     if line_logit is not None:
@@ -156,7 +154,7 @@ def flipped_lines(
     chosen = _better_windows(_greedy_windows(score, prior, standing, white), score)
     taken = np.zeros(SIZE * SIZE, dtype=bool)
     for w in chosen:
-        taken[_WINDOW_CELLS[w]] = True
+        taken[WINDOW_CELLS[w]] = True
     taken[_CORNER_CELLS] = False
     return taken
 
@@ -173,17 +171,17 @@ def _greedy_windows(score: np.ndarray, prior: FlippedPrior, standing: np.ndarray
     supported, each sharing at most one cell with every window taken before it, and at most
     ``prior.max_lines`` of them."""
     taken = np.zeros(SIZE * SIZE, dtype=bool)
-    allowed = np.ones(len(_WINDOW_CELLS), dtype=bool)
+    allowed = np.ones(len(WINDOW_CELLS), dtype=bool)
     chosen: list[int] = []
     while len(chosen) < prior.max_lines:
-        gain = np.where(taken[_WINDOW_CELLS], 0.0, score[_WINDOW_CELLS]).sum(axis=1)
+        gain = np.where(taken[WINDOW_CELLS], 0.0, score[WINDOW_CELLS]).sum(axis=1)
         gain[~allowed] = -np.inf
         gain[~_supported(gain, standing, white_read & ~taken, prior)] = -np.inf
         best = int(gain.argmax())
         if gain[best] <= prior.window_cost:
             return chosen
         chosen.append(best)
-        taken[_WINDOW_CELLS[best]] = True
+        taken[WINDOW_CELLS[best]] = True
         allowed &= _SHARED[best] <= 1
     return chosen
 
@@ -195,7 +193,7 @@ def _supported(gain: np.ndarray, standing: np.ndarray, white_left: np.ndarray,
     readings (``white_left``, ``(100,)`` bool, those no line taken covers yet) they would leave
     off, still clears ``window_cost``: the line must stand out, both from the cards beside it
     and from the frame's other white readings."""
-    strays = white_left.sum() - white_left[_WINDOW_CELLS].sum(axis=1)
+    strays = white_left.sum() - white_left[WINDOW_CELLS].sum(axis=1)
     unexplained = np.maximum(strays - prior.stray_free, 0)
     support = gain + standing - prior.stray_gain * unexplained
     return support > prior.window_cost
@@ -215,9 +213,9 @@ def _better_windows(chosen: list[int], score: np.ndarray) -> list[int]:
             others = chosen[:i] + chosen[i + 1 :]
             covered = np.zeros(SIZE * SIZE, dtype=bool)
             for w in others:
-                covered[_WINDOW_CELLS[w]] = True
-            total = np.where(covered[_WINDOW_CELLS], 0.0, score[_WINDOW_CELLS]).sum(axis=1)
-            fits = np.all(_SHARED[others] <= 1, axis=0) if others else np.ones(len(_WINDOW_CELLS), dtype=bool)
+                covered[WINDOW_CELLS[w]] = True
+            total = np.where(covered[WINDOW_CELLS], 0.0, score[WINDOW_CELLS]).sum(axis=1)
+            fits = np.all(_SHARED[others] <= 1, axis=0) if others else np.ones(len(WINDOW_CELLS), dtype=bool)
             total[~fits] = -np.inf
             best = int(total.argmax())
             if total[best] > total[chosen[i]] + 1e-6:
@@ -350,14 +348,14 @@ def white_windows(white: np.ndarray) -> np.ndarray:
     count): the lines a board with those white chips shows."""
     covered = np.asarray(white, bool).reshape(-1).copy()
     covered[_CORNER_CELLS] = True
-    return covered[_WINDOW_CELLS].all(axis=1)
+    return covered[WINDOW_CELLS].all(axis=1)
 
 
 def _completed_windows(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``labels`` flattened ``(100,)`` and ``(192,)`` bool: the windows that are five in a row of
     one team (free corners count, and chips of it already turned white)."""
     flat = np.asarray(labels, dtype=object).reshape(-1)
-    windows = flat[_WINDOW_CELLS]
+    windows = flat[WINDOW_CELLS]
     white = (windows == "flipped") | ~_WINDOW_PLAIN
     line = np.zeros(len(windows), bool)
     for team in TEAM_COLOURS:
@@ -369,7 +367,7 @@ def _completed_windows(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _team_chips_of(flat: np.ndarray, line: np.ndarray) -> np.ndarray:
     """``(10, 10)`` bool: the team chips in the windows ``line`` ``(192,)`` marks."""
     out = np.zeros(SIZE * SIZE, bool)
-    out[_WINDOW_CELLS[line]] = True
+    out[WINDOW_CELLS[line]] = True
     return (out & np.isin(flat, TEAM_COLOURS)).reshape(SIZE, SIZE)
 
 
@@ -386,7 +384,7 @@ def being_flipped(labels: np.ndarray, white: np.ndarray) -> np.ndarray:
     the players are turning over."""
     flat, line = _completed_windows(labels)
     turned = np.asarray(white, bool).reshape(-1) | (flat == "flipped")
-    return _team_chips_of(flat, line & turned[_WINDOW_CELLS].any(axis=1))
+    return _team_chips_of(flat, line & turned[WINDOW_CELLS].any(axis=1))
 
 
 def _white_prob(patch_probs: np.ndarray, white_read: np.ndarray) -> np.ndarray:
@@ -437,8 +435,8 @@ def line_cues(chip_logit: np.ndarray, team_chip: np.ndarray, tinted: np.ndarray,
         "beside_logit_mean": _window_mean(_beside_contrast(logit), per_cell=True),
         "beyond_logit_max": beyond.max(axis=1),
         "rel_scaled": (l_mean - l50) / (l90 - l50 + 1.0),
-        "frame_l90": np.full(len(_WINDOW_CELLS), l90),
-        "frame_white": np.full(len(_WINDOW_CELLS), n_white),
+        "frame_l90": np.full(len(WINDOW_CELLS), l90),
+        "frame_white": np.full(len(WINDOW_CELLS), n_white),
         "n_tinted": _window_sum((np.asarray(team_chip, bool) & np.asarray(tinted, bool)).astype(np.float32)),
         "corner": (~_WINDOW_PLAIN).any(axis=1),
     }
@@ -447,19 +445,19 @@ def line_cues(chip_logit: np.ndarray, team_chip: np.ndarray, tinted: np.ndarray,
 
 def _window_sum(values: np.ndarray) -> np.ndarray:
     """``(192,)``: each window's sum of ``values`` ``(100,)`` over the cells that can hold a chip."""
-    return (values[_WINDOW_CELLS] * _WINDOW_PLAIN).sum(axis=1)
+    return (values[WINDOW_CELLS] * _WINDOW_PLAIN).sum(axis=1)
 
 
 def _window_mean(values: np.ndarray, per_cell: bool = False) -> np.ndarray:
     """``(192,)``: each window's mean over its plain cells, of ``values`` ``(100,)`` per board cell
     or (``per_cell``) ``(192, 5)`` per window cell."""
-    v = values if per_cell else values[_WINDOW_CELLS]
+    v = values if per_cell else values[WINDOW_CELLS]
     return (v * _WINDOW_PLAIN).sum(axis=1) / _WINDOW_PLAIN.sum(axis=1)
 
 
 def _window_min(values: np.ndarray, per_cell: bool = False) -> np.ndarray:
     """``(192,)``: each window's least value over its plain cells (as ``_window_mean``)."""
-    v = values if per_cell else values[_WINDOW_CELLS]
+    v = values if per_cell else values[WINDOW_CELLS]
     return np.where(_WINDOW_PLAIN, v, np.inf).min(axis=1)
 
 
@@ -468,7 +466,7 @@ def _beside_contrast(values: np.ndarray) -> np.ndarray:
     line (those on the board)."""
     on_board = _BESIDE >= 0
     flank = np.where(on_board, values[np.maximum(_BESIDE, 0)], 0.0).sum(axis=2) / np.maximum(on_board.sum(axis=2), 1)
-    return values[_WINDOW_CELLS] - flank
+    return values[WINDOW_CELLS] - flank
 
 
 def with_flipped_lines(reading: CellReading, names: tuple[str, ...], prior: FlippedPrior | None) -> CellReading:
