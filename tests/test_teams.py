@@ -147,3 +147,78 @@ def test_a_board_whose_court_art_another_hand_drew_reads_its_queens_empty():
     assert detect(frame, corners=np.float32(truth["corners"]), edition=truth["edition"]).labels == truth["cells"]
     found = detect(frame)
     assert found and found.labels == truth["cells"]
+
+
+def _lab_of_hue(hue: float) -> np.ndarray:
+    """White-balanced Lab of a chip colour of this display hue (degrees), saturation 0.7."""
+    import cv2
+
+    from vision.colour import balanced_lab
+
+    bgr = cv2.cvtColor(np.float32([[[hue, 0.7, 0.75]]]), cv2.COLOR_HSV2BGR)
+    return balanced_lab(bgr).reshape(3)
+
+
+def _hue_board(team_hues: dict[str, float], cell_colour: str, cell_hue: float, *, clear: int = 5,
+               confidence: float = 0.0):
+    """Labels, confidence and core colours ``(100, 3)``: ``clear`` chips of each team (confidence
+    1) of its hue, and at (9, 5) a chip read ``cell_colour`` at ``confidence`` of hue ``cell_hue``."""
+    cells = {}
+    for k, team in enumerate(team_hues):
+        cells.update({(1 + k, c): team for c in range(clear)})
+    cells[(9, 5)] = cell_colour
+    labels = np.asarray(board_labels(cells), dtype=object).reshape(-1)
+    conf = np.ones(100, np.float32)
+    conf[95] = confidence
+    lab = np.tile(np.float32([95.0, 0.0, 2.0]), (100, 1))
+    for team, hue in team_hues.items():
+        lab[labels == team] = _lab_of_hue(hue)
+    lab[95] = _lab_of_hue(cell_hue)
+    return labels, conf, lab
+
+
+def test_a_doubtful_chip_of_one_teams_hue_takes_that_teams_colour():
+    """Teal green chips of another set: one on a court card read blue at confidence 0 has the hue
+    of the frame's clear green chips, and no clear blue chip is near it, so it is green. A chip the
+    reader was sure of, one of no team's hue, one between two teams' hues, or a frame with too few
+    clear chips of the team is left as read."""
+    from vision.teams import recoloured_like_sure_chips
+
+    def read(*args, prior=None, **kwargs):
+        return recoloured_like_sure_chips(*_hue_board(*args, **kwargs), prior or TeamsPrior())[95]
+
+    greens = {"green": 161.0, "red": 0.0}
+    assert read(greens, "blue", 163.0) == "green"
+    assert read(greens, "blue", 163.0, confidence=0.95) == "blue"  # the reader was sure
+    assert read(greens, "blue", 225.0) == "blue"  # a blue hue: no clear chip says otherwise
+    assert read(greens, "blue", 163.0, clear=2) == "blue"  # two clear greens are no measure
+    assert read(greens, "blue", 163.0, prior=TeamsPrior(like_hue=0.0)) == "blue"
+    reds = {"red": 0.0, "yellow": 50.0}
+    assert read(reds, "yellow", 8.0) == "red"  # an orange-red of the red team
+    assert read(reds, "yellow", 15.0) == "yellow"  # too far from the red team to say
+    near = {"red": 0.0, "yellow": 20.0}  # two teams' hues closer than like_apart: no call
+    assert read(near, "yellow", 5.0) == "yellow"
+
+
+def test_a_board_whose_green_chips_another_hand_painted_teal_reads_them_green():
+    """A classic board from a third renderer written apart from ``vision.sim`` (its green chips
+    teal, hue 161), cropped from a 1920x1080 frame: the patch network was sure six of them, on
+    court cards, were blue (the reader's confidence 0.0); beside the frame's 22 clear green chips
+    of the same hue they are green. Every cell is read as drawn, true corners given or none."""
+    import json
+    from dataclasses import replace
+    from pathlib import Path
+
+    import cv2
+
+    data = Path(__file__).parent / "data"
+    frame = cv2.imread(str(data / "teal_greens_other_hand.jpg"))
+    truth = json.loads((data / "teal_greens_other_hand.json").read_text())
+    corners = np.float32(truth["corners"])
+    assert detect(frame, corners=corners, edition="classic").labels == truth["cells"]
+    found = detect(frame)
+    assert found and found.labels == truth["cells"]
+    config = DetectConfig()
+    blind = replace(config, teams=replace(config.teams, like_hue=0.0))
+    missed = np.asarray(detect(frame, corners=corners, edition="classic", config=blind).labels)
+    assert (missed[np.asarray(truth["cells"]) == "green"] == "blue").sum() == 6

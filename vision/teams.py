@@ -1,5 +1,5 @@
-"""Which team colours a still frame shows in play, and doubtful chips read in any other colour;
-and court art read as a chip unlike its team's.
+"""Which team colours a still frame shows in play, and doubtful chips read in any other colour
+or unlike their team's hue; and court art read as a chip unlike its team's.
 
 A game has two or three teams, and each puts down a chip a turn, so every team in play has
 about as many chips on the board as the next. A colour that none of the frame's many clear chips
@@ -9,7 +9,9 @@ reader's hue rule (``vision.colour.ColourModel.hue_labels``) can call them blue,
 it is unsure (seed 9660, hard: five green chips read blue at confidence 0.00 beside 34 clear
 green and 26 clear red chips).
 
-A team's chips look alike in one frame: a "chip" on a Queen or King far greyer than the team's
+A team's chips look alike in one frame: a doubtful chip of one team's hue is that team's,
+whatever colour the reader gave it (green chips of another set, teal, read blue on court cards
+beside the frame's clear green ones); and a "chip" on a Queen or King far greyer than the team's
 clear chips, where no glare washed it out, is the card's art (a court figure drawn by another
 hand, its robe a dull brown-red, read as a red chip at 0.99 by both networks).
 
@@ -26,6 +28,7 @@ import numpy as np
 from engine.labels import TEAM_COLOURS
 from engine.layout import SIZE
 from vision.classify import COURT_MASK, CellReading, ReaderConfig, chip_confidence
+from vision.colour import display_hue
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,7 @@ class TeamsPrior:
     """Only chips read with less confidence than this are given another colour."""
     court_chroma: float = 0.4
     """A chip read on a court card with less than this share of the median chroma of its team's
-    clear chips in the frame (at least ``court_team_chips`` of them) is the card's art, read empty
+    clear chips in the frame (at least ``team_chips`` of them) is the card's art, read empty
     (0: never), unless glare washed it out: the camera clipped the cell (``court_clipped``) or it
     is lighter than those chips (``court_lighter``). On boards drawn by another hand (120 frames,
     true corners) 16 court cards were read as red chips at 0.20 to 0.61 of the team's chroma, 12 of
@@ -58,9 +61,21 @@ class TeamsPrior:
     """... or more than this lighter than their median (L units): a haze of glare the camera did
     not clip lightens a chip as it greys it (seed 48065, hard Jumbo: a blue chip at 0.32 of its
     team's chroma, 29 L lighter), while court art is as dark as the chips or darker."""
-    court_team_chips: int = 3
+    team_chips: int = 3
+    """Clear chips a team must show before its look is a measure for the frame's other chips."""
     court_confidence: float = 0.45
     """Confidence given to a court card so read (inferred from the frame, not seen)."""
+    like_hue: float = 10.0
+    """A doubtful chip (read with less confidence than ``doubt``) whose display hue lies within
+    this many degrees of the median hue of one team's clear chips (at least ``team_chips``
+    of them) takes that team's colour (0: never), where every other team's clear chips lie at
+    least ``like_apart`` degrees off it, or there are none: a team's chips look alike in one
+    frame. On a board drawn by another hand, six green chips (hue 161, as the frame's 22 clear
+    green ones) on court cards were read blue at confidence 0.0: the patch network, which never
+    saw a green that teal, was sure they were blue."""
+    like_apart: float = 25.0
+    like_confidence: float = 0.6
+    """Confidence given to a chip so recoloured (its colour inferred from its team's)."""
 
 
 def colours_in_play(labels: np.ndarray, confidence: np.ndarray, prior: TeamsPrior) -> tuple[str, ...] | None:
@@ -106,10 +121,42 @@ def recoloured_to_teams_in_play(labels: list[list[str]], confidence: np.ndarray,
     return out.reshape(SIZE, SIZE).tolist(), new_conf.reshape(SIZE, SIZE)
 
 
+def recoloured_like_sure_chips(labels: np.ndarray, confidence: np.ndarray, core_lab: np.ndarray,
+                               prior: TeamsPrior = TeamsPrior()) -> np.ndarray:
+    """``(100,)`` object: ``labels`` (``(100,)`` object) with each doubtful chip (``confidence``
+    ``(100,)``) whose hue sits among one team's clear chips read in that team's colour
+    (``TeamsPrior.like_hue``), by each cell's central colour ``core_lab`` ``(100, 3)``."""
+    out = np.asarray(labels, dtype=object).copy()
+    if prior.like_hue <= 0:
+        return out
+    hue = display_hue(np.asarray(core_lab, np.float32).reshape(SIZE * SIZE, 3))
+    sure = confidence >= prior.sure
+    teams = [t for t in TEAM_COLOURS if (sure & (out == t)).sum() >= prior.team_chips]
+    if not teams:
+        return out
+    centres = np.array([_median_hue(hue[sure & (out == t)]) for t in teams], np.float32)
+    apart = np.abs((hue[:, None] - centres[None, :] + 180.0) % 360.0 - 180.0)  # (100, teams)
+    nearest = apart.argmin(axis=1)
+    rows = np.arange(SIZE * SIZE)
+    others = np.where(np.arange(len(teams))[None, :] == nearest[:, None], np.inf, apart).min(axis=1)
+    doubtful = np.isin(out, TEAM_COLOURS) & (confidence < prior.doubt)
+    like = doubtful & (apart[rows, nearest] <= prior.like_hue) & (others >= prior.like_apart)
+    out[like] = np.asarray(teams, dtype=object)[nearest[like]]
+    return out
+
+
+def _median_hue(hues: np.ndarray) -> float:
+    """Median of hues in degrees, taken around the circular mean (a red team spans 350 to 10)."""
+    angle = np.deg2rad(hues)
+    mean = np.rad2deg(np.arctan2(np.sin(angle).mean(), np.cos(angle).mean()))
+    return float((mean + np.median((hues - mean + 180.0) % 360.0 - 180.0)) % 360.0)
+
+
 def with_teams_in_play(reading: CellReading, names: tuple[str, ...], prior: TeamsPrior | None, *,
                        margin_gain: float = ReaderConfig.colour_margin_gain) -> CellReading:
     """``reading`` with doubtful chips of colours out of play recoloured
-    (``recoloured_to_teams_in_play``), then court art read as chips read empty
+    (``recoloured_to_teams_in_play``), doubtful chips of one team's hue given its colour
+    (``recoloured_like_sure_chips``), then court art read as chips read empty
     (``court_art_read_as_chips``); as it is where no prior is given or the reading carries no
     per-cell features (a stand-in reader)."""
     features = getattr(reading, "features", None) or {}
@@ -120,6 +167,9 @@ def with_teams_in_play(reading: CellReading, names: tuple[str, ...], prior: Team
     if "core_lab" in features and "saturated" in features:
         flat = np.asarray(labels, dtype=object).reshape(-1)
         conf = np.asarray(confidence, np.float32).reshape(-1).copy()
+        like = recoloured_like_sure_chips(flat, conf, features["core_lab"], prior)
+        changed = like != flat
+        flat, conf[changed] = like, np.maximum(conf[changed], prior.like_confidence)
         art = court_art_read_as_chips(flat, conf, features["core_lab"], features["saturated"], prior)
         flat[art] = "empty"
         conf[art] = np.minimum(conf[art], prior.court_confidence)
@@ -142,7 +192,7 @@ def court_art_read_as_chips(labels: np.ndarray, confidence: np.ndarray, core_lab
     for team in TEAM_COLOURS:
         own = labels == team
         sure = own & (confidence >= prior.sure)
-        if sure.sum() < prior.court_team_chips:
+        if sure.sum() < prior.team_chips:
             continue
         unwashed = lab[:, 0] <= np.median(lab[sure, 0]) + prior.court_lighter
         out |= court & own & unwashed & (chroma < prior.court_chroma * np.median(chroma[sure]))
