@@ -407,3 +407,29 @@ def test_a_mat_drawn_by_another_hand_is_found_though_the_turn_network_refuses_it
     assert np.abs(np.asarray(det.corners) - np.float32(truth["corners"])).max() < 2.0
     assert det.edition == truth["edition"]
     assert det.labels == truth["cells"]
+
+
+def test_bright_green_chips_of_another_set_tell_the_classic_board_not_the_mat():
+    """A classic board (navy border) from a third renderer written apart from ``vision.sim``,
+    its green chips a bright paint (hue 133), cropped from a 1280x720 frame. With no edition
+    given, the chips tell it: the patch network is sure some of them are yellow, the Jumbo
+    mat's colour, and every green chip was read yellow at confidence 1.0; their hue is a green's,
+    so they tell the classic board, and every cell is read as drawn."""
+    from vision import patch_net
+    from vision.classify import CellReader
+    from vision.patch_net import cell_patches
+
+    frame = cv2.imread(str(DATA / "bright_greens_other_hand.jpg"))
+    truth = json.loads((DATA / "bright_greens_other_hand.json").read_text())
+    greens = np.flatnonzero(np.asarray(truth["cells"]).ravel() == "green")
+    reader = CellReader(edition="classic")
+    corners = np.float32(truth["corners"])
+    white = np.asarray(reader.read(frame, corners).features["white"], np.float32).reshape(100, 3)
+    scores = reader.patch_net.class_logits(cell_patches(reader.rectify(frame, corners), white, greens,
+                                                        reader.config.patch))
+    seen = patch_net.sure_class(patch_net.probabilities(scores), reader.config.patch_colour_sure)
+    assert (seen == "yellow").sum() >= 5  # the premise: the network alone says the mat's chips
+    det = detect(frame)
+    assert det, det.reason
+    assert det.edition == "classic"
+    assert det.labels == truth["cells"]

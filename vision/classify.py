@@ -370,6 +370,8 @@ def _neighbour_index() -> np.ndarray:
 
 
 NEIGHBOURS = _neighbour_index()
+TEAM_HUES = ColourModel({name: DEFAULT_PROTOTYPES[name] for name in TEAM_COLOURS})
+"""The four team colours' default prototypes: the hue sectors a chip of any set falls in."""
 
 
 WINDOW_CELLS = np.array([[r * SIZE + c for r, c in window] for window in WINDOWS], dtype=np.intp)
@@ -823,6 +825,9 @@ class CellReader:
         """``reading``'s labels ``(10, 10)`` with each cell's chip as the patch network sees it
         where it is sure (``patch_colour_sure``), for telling the edition by the chips: a white
         chip the classic reader took for a green chip or for no chip at all is still a white chip.
+        A team colour it sees counts only where the disc's hue lies in that colour's sector among
+        all four (``TEAM_HUES``): the network learned one paint per colour, and took the bright
+        green chips of another set (hue 133) for yellow ones, the Jumbo mat's, on a classic board.
         Not for the labels themselves: a profile's taught colours are not the network's."""
         labels = np.asarray(reading.labels, dtype=object).ravel()
         chips = np.flatnonzero(labels != "free")
@@ -833,7 +838,9 @@ class CellReader:
         patches = cell_patches(self.rectify(frame, corners), white, chips, self.config.patch)
         seen = patch_net.sure_class(patch_net.probabilities(net.class_logits(patches)),
                                    self.config.patch_colour_sure)
-        chip_seen = (seen != "") & (seen != "empty")
+        core_lab = np.asarray(reading.features["core_lab"], np.float32).reshape(N_CELLS, 3)[chips]
+        by_hue = np.asarray(TEAM_HUES.labels, dtype=object)[TEAM_HUES.hue_labels(core_lab)]
+        chip_seen = (seen != "") & (seen != "empty") & (~np.isin(seen, TEAM_COLOURS) | (seen == by_hue))
         labels[chips[chip_seen]] = seen[chip_seen]
         return labels.reshape(SIZE, SIZE).tolist()
 
