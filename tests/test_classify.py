@@ -1,19 +1,15 @@
 """The cell reader on rendered frames: every hard case the issue names, and its outputs."""
 
-import json
 from dataclasses import replace
-from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
+from other_hand import other_hand
 
 from engine.layout import CELLS, LAYOUT, is_corner
 from vision.classify import CellReader
 from vision.colour import ColourModel
 from vision.sim import random_spec, render
-
-DATA = Path(__file__).parent / "data"
 
 
 def _labels(edition, chips):
@@ -302,8 +298,7 @@ def test_red_print_drawn_by_another_hand_is_not_read_as_red_chips():
     """A board drawn by a renderer written apart from ``vision.sim`` (its Ace of Hearts one big
     heart, its Eight of Hearts crowded with pips), cropped from a 1280x720 frame: the cue network
     alone read (1, 5) and (3, 8) as red chips at 0.99; every cell is read as drawn."""
-    frame = cv2.imread(str(DATA / "red_print_other_hand.jpg"))
-    truth = json.loads((DATA / "red_print_other_hand.json").read_text())
+    frame, truth = other_hand("red_print_other_hand")
     reader = CellReader(edition="classic")
     reading = reader.read(frame, np.float32(truth["corners"]))
     assert reading.labels == truth["cells"]

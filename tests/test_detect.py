@@ -1,16 +1,13 @@
 """The detect composition: corners override, falsy result with a reason, JSON shape, text notation."""
 
 import json
-from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
+from other_hand import other_hand
 
 from vision.detect import Detection, detect, label_grid_text
 from vision.sim import random_spec, render
-
-DATA = Path(__file__).parent / "data"
 
 
 @pytest.fixture(scope="module")
@@ -400,8 +397,7 @@ def test_a_mat_drawn_by_another_hand_is_found_though_the_turn_network_refuses_it
     its own card art), cropped from a 1280x720 frame. The turn network refused its grid, found
     within half a pixel, and the board was "not found"; its print and the board network's card
     area keep it, and every cell is read as drawn."""
-    frame = cv2.imread(str(DATA / "mat_other_hand.jpg"))
-    truth = json.loads((DATA / "mat_other_hand.json").read_text())
+    frame, truth = other_hand("mat_other_hand")
     det = detect(frame)
     assert det, det.reason
     assert np.abs(np.asarray(det.corners) - np.float32(truth["corners"])).max() < 2.0
@@ -419,8 +415,7 @@ def test_bright_green_chips_of_another_set_tell_the_classic_board_not_the_mat():
     from vision.classify import CellReader
     from vision.patch_net import cell_patches
 
-    frame = cv2.imread(str(DATA / "bright_greens_other_hand.jpg"))
-    truth = json.loads((DATA / "bright_greens_other_hand.json").read_text())
+    frame, truth = other_hand("bright_greens_other_hand")
     greens = np.flatnonzero(np.asarray(truth["cells"]).ravel() == "green")
     reader = CellReader(edition="classic")
     corners = np.float32(truth["corners"])

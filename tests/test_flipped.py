@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from labelgrids import board_labels
+from other_hand import assert_read_as_drawn, other_hand
 
 from vision.cell_model import load_chip_nets
 from vision.detect import DetectConfig, detect
@@ -303,20 +304,11 @@ def test_white_chips_on_plain_cards_are_found_on_the_line_two_clear_ones_start()
     and a 2, whose few pips they hide, read empty to the cue network; asked because they lie in
     line with two clear white chips, the patch network is sure of two, and the line rule then
     takes all five. Every cell is read as drawn, true corners given or none."""
-    import json
     from dataclasses import replace
-    from pathlib import Path
 
-    import cv2
-
-    data = Path(__file__).parent / "data"
-    frame = cv2.imread(str(data / "white_line_other_hand.jpg"))
-    truth = json.loads((data / "white_line_other_hand.json").read_text())
-    corners = np.float32(truth["corners"])
-    assert detect(frame, corners=corners, edition="jumbo").labels == truth["cells"]
-    found = detect(frame)
-    assert found and found.labels == truth["cells"]
+    frame, truth = other_hand("white_line_other_hand")
+    assert_read_as_drawn(frame, truth)
     config = DetectConfig()
     blind = replace(config, reader=replace(config.reader, patch_white_lines=False))
-    missed = detect(frame, corners=corners, edition="jumbo", config=blind).labels
+    missed = detect(frame, corners=np.float32(truth["corners"]), edition="jumbo", config=blind).labels
     assert [missed[8][c] for c in range(3, 8)] == ["flipped", "flipped", "empty", "empty", "empty"]

@@ -2,6 +2,7 @@
 
 import numpy as np
 from labelgrids import board_labels
+from other_hand import assert_read_as_drawn, other_hand
 
 from vision.colour import ColourModel
 from vision.detect import DetectConfig, detect
@@ -136,17 +137,7 @@ def test_a_board_whose_court_art_another_hand_drew_reads_its_queens_empty():
     """A Jumbo mat from a renderer written apart from ``vision.sim`` (its Queens framed figures in
     dull brown-red), cropped from a 1280x720 frame: both networks read seven empty Queens as red
     chips (confidence 0.61 to 0.95); every cell is read as drawn, true corners given or none."""
-    import json
-    from pathlib import Path
-
-    import cv2
-
-    data = Path(__file__).parent / "data"
-    frame = cv2.imread(str(data / "court_art_other_hand.jpg"))
-    truth = json.loads((data / "court_art_other_hand.json").read_text())
-    assert detect(frame, corners=np.float32(truth["corners"]), edition=truth["edition"]).labels == truth["cells"]
-    found = detect(frame)
-    assert found and found.labels == truth["cells"]
+    assert_read_as_drawn(*other_hand("court_art_other_hand"))
 
 
 def _lab_of_hue(hue: float) -> np.ndarray:
@@ -205,20 +196,11 @@ def test_a_board_whose_green_chips_another_hand_painted_teal_reads_them_green():
     teal, hue 161), cropped from a 1920x1080 frame: the patch network was sure six of them, on
     court cards, were blue (the reader's confidence 0.0); beside the frame's 22 clear green chips
     of the same hue they are green. Every cell is read as drawn, true corners given or none."""
-    import json
     from dataclasses import replace
-    from pathlib import Path
 
-    import cv2
-
-    data = Path(__file__).parent / "data"
-    frame = cv2.imread(str(data / "teal_greens_other_hand.jpg"))
-    truth = json.loads((data / "teal_greens_other_hand.json").read_text())
-    corners = np.float32(truth["corners"])
-    assert detect(frame, corners=corners, edition="classic").labels == truth["cells"]
-    found = detect(frame)
-    assert found and found.labels == truth["cells"]
+    frame, truth = other_hand("teal_greens_other_hand")
+    assert_read_as_drawn(frame, truth)
     config = DetectConfig()
     blind = replace(config, teams=replace(config.teams, like_hue=0.0))
-    missed = np.asarray(detect(frame, corners=corners, edition="classic", config=blind).labels)
+    missed = np.asarray(detect(frame, corners=np.float32(truth["corners"]), edition="classic", config=blind).labels)
     assert (missed[np.asarray(truth["cells"]) == "green"] == "blue").sum() == 6
