@@ -90,6 +90,25 @@ def test_a_lone_white_reading_the_patch_network_sees_in_a_team_colour_takes_that
     assert out[5][5] == "empty"  # not sure enough: a faint glint stays a card
 
 
+def test_a_lone_white_reading_the_patch_network_is_sure_is_empty_is_an_empty_card():
+    """A dim mat's empty card lit like a white chip: the cue network is sure of a chip, but off
+    every line and with the patch network sure it is empty, it is an empty card, not a chip of
+    the next-nearest colour."""
+    labels = board_labels({(5, 5): "flipped"})
+    dist = _dist(labels)
+    dist[5, 5, NAMES.index("blue")] = 2.0
+    conf = np.ones((10, 10), np.float32)
+    out, new_conf = read_flipped_as_lines(labels, conf, _logits(labels), dist, NAMES,
+                                          features=_patch_says((5, 5), empty=1.0))
+    assert out[5][5] == "empty" and new_conf[5, 5] < 0.5
+    out, _ = read_flipped_as_lines(labels, conf, _logits(labels), dist, NAMES,
+                                   features=_patch_says((5, 5), empty=0.6, blue=0.4))
+    assert out[5][5] == "blue"  # the network unsure: the chip the cue network saw
+    out, _ = read_flipped_as_lines(labels, conf, _logits(labels), dist, NAMES,
+                                   features=_patch_says((5, 5), empty=1.0), prior=FlippedPrior(patch_empty=1.01))
+    assert out[5][5] == "blue"
+
+
 def test_a_lone_white_chip_both_networks_are_sure_of_stays_white():
     """A clear white chip whose line the frame does not show whole (hidden, or read as another
     colour) is still a white chip, not the next-nearest colour."""

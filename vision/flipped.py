@@ -80,6 +80,11 @@ class FlippedPrior:
     chip's face and shadow, not only its colour) gives a team colour at least this probability
     is a chip of that colour: glare washed it white. Chosen on rendered Jumbo frames of seeds
     6000-6399 (hard) and 8000-8299 (normal), where 0.45 to 0.5 did best."""
+    patch_empty: float = 0.9
+    """A lone "white" reading the patch network gives "empty" at least this probability is an
+    empty card, however sure the cue network was of a chip (above 1: never): a dim, steep mat
+    drawn by another hand lit empty cards like white chips (chip logit 5.8 to 8.7), and five
+    became blue chips, the next-nearest colour, where the network was sure of empty (1.0)."""
     patch_white: float = 0.99
     """A lone "white" chip (chip logit above ``sure_chip``) the patch network is this sure is white
     stays white: its line is there, partly hidden or read as another colour, not absent. On the
@@ -272,11 +277,13 @@ def read_flipped_as_lines(labels: list[list[str]], confidence: np.ndarray, chip_
 def _patch_says(patch_probs: np.ndarray, logit: np.ndarray, names: tuple[str, ...],
                 prior: FlippedPrior) -> np.ndarray:
     """``(100,)`` object array: what the patch network makes of each cell read white off every
-    line, "" where it has no firm view: a team colour (of ``names``) it gives at least
-    ``prior.patch_team``, or white where it is ``prior.patch_white`` sure and the chip logit
-    ``(100,)`` is above ``prior.sure_chip``. ``patch_probs``: ``(..., len(patch_net.CLASSES))``."""
+    line, "" where it has no firm view: empty where it is ``prior.patch_empty`` sure, a team
+    colour (of ``names``) it gives at least ``prior.patch_team``, or white where it is
+    ``prior.patch_white`` sure and the chip logit ``(100,)`` is above ``prior.sure_chip``.
+    ``patch_probs``: ``(..., len(patch_net.CLASSES))``."""
     probs = np.asarray(patch_probs, np.float32).reshape(SIZE * SIZE, len(PATCH_CLASSES))
     says = np.full(SIZE * SIZE, "", dtype=object)
+    says[probs[:, PATCH_CLASSES.index("empty")] >= prior.patch_empty] = "empty"
     for team in set(TEAM_COLOURS) & set(names):
         says[probs[:, PATCH_CLASSES.index(team)] >= prior.patch_team] = team
     sure_white = (probs[:, PATCH_CLASSES.index("flipped")] >= prior.patch_white) & (logit > prior.sure_chip)
