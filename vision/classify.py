@@ -372,8 +372,6 @@ def _neighbour_index() -> np.ndarray:
 NEIGHBOURS = _neighbour_index()
 TEAM_HUES = ColourModel({name: DEFAULT_PROTOTYPES[name] for name in TEAM_COLOURS})
 """The four team colours' default prototypes: the hue sectors a chip of any set falls in."""
-
-
 WINDOW_CELLS = np.array([[r * SIZE + c for r, c in window] for window in WINDOWS], dtype=np.intp)
 """``(192, 5)`` flat cell indices of every five-in-a-row window (the engine's ``WINDOWS``)."""
 
@@ -386,6 +384,8 @@ def _on_white_lines(white: np.ndarray, team: np.ndarray) -> np.ndarray:
     on = np.zeros(N_CELLS, bool)
     on[WINDOW_CELLS[windows].ravel()] = True
     return on
+
+
 TWIN_CUES = ("ring_median", "rim_median", "chroma", "d_colour", "spread", "l_deficit")
 """Decision cues also given as the twin cell's value (``twin_<name>``)."""
 LOCAL_CUES = ("ring_median", "rim_median", "l_deficit", "twin_change", "spread", "chroma", "chroma_high",
@@ -762,9 +762,7 @@ class CellReader:
         probs = np.zeros((N_CELLS, len(patch_net.CLASSES)), np.float32)
         if net is None or asked.size == 0:
             return logit, best, probs
-        scores = patch_net.only_classes(net.class_logits(cell_patches(grid, feats["white"], asked, cfg.patch)),
-                                        ("empty", *names))
-        prob = patch_net.probabilities(scores)
+        scores, prob = self._patch_view(grid, feats, asked, names)
         probs[asked] = prob
         logit, best = logit.copy(), best.copy()
         in_doubt = doubt[asked]
@@ -795,9 +793,18 @@ class CellReader:
             certain = prob[:, patch_net.CLASSES.index("flipped")] >= cfg.patch_white_certain
             best[asked[chip & ((pale[asked] & (seen == "flipped")) | certain)]] = int(white_at[0])
             if cfg.patch_white_lines:
-                unasked = reachable & (probs.sum(axis=1) == 0)
+                unasked = reachable.copy()
+                unasked[asked] = False
                 self._white_lines_read(grid, feats, logit, best, probs, int(white_at[0]), unasked, names)
         return logit, best, probs
+
+    def _patch_view(self, grid: np.ndarray, feats: dict[str, np.ndarray], asked: np.ndarray,
+                    names: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The patch network's class scores and probabilities ``(len(asked), classes)`` for the
+        cells ``asked`` (flat indices), over "empty" and this reader's chip ``names`` only."""
+        patches = cell_patches(grid, feats["white"], asked, self.config.patch)
+        scores = patch_net.only_classes(self.patch_net.class_logits(patches), ("empty", *names))
+        return scores, patch_net.probabilities(scores)
 
     def _white_lines_read(self, grid: np.ndarray, feats: dict[str, np.ndarray], logit: np.ndarray,
                           best: np.ndarray, probs: np.ndarray, white_at: int, unasked: np.ndarray,
@@ -812,10 +819,7 @@ class CellReader:
         asked = np.flatnonzero(unasked & ~chip & _on_white_lines(white, chip & ~white))
         if asked.size == 0:
             return
-        scores = patch_net.only_classes(
-            self.patch_net.class_logits(cell_patches(grid, feats["white"], asked, self.config.patch)),
-            ("empty", *names))
-        prob = patch_net.probabilities(scores)
+        scores, prob = self._patch_view(grid, feats, asked, names)
         probs[asked] = prob
         found = patch_net.sure_class(prob, self.config.patch_white_line_sure) == "flipped"
         logit[asked[found]] = patch_net.chip_logit(scores)[found]

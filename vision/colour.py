@@ -216,9 +216,13 @@ class ColourModel:
         triple's display hue (``hue_labels``); else that nearest one: a white chip, or a grey
         marker taught under a team's name, whose faint hue says nothing."""
         nearest = np.asarray(nearest, dtype=np.intp)
-        coloured = np.isin(np.asarray(self.labels, dtype=object), self.coloured_labels)
         by_hue = self.hue_labels(lab)
-        return np.where(coloured[nearest] & (by_hue >= 0), by_hue, nearest)
+        return np.where(self._coloured[nearest] & (by_hue >= 0), by_hue, nearest)
+
+    @functools.cached_property
+    def _coloured(self) -> np.ndarray:
+        """``(len(labels),)`` bool: which labels are ``coloured_labels`` (computed on first use)."""
+        return np.isin(np.asarray(self.labels, dtype=object), self.coloured_labels)
 
     @functools.cached_property
     def _hue_sectors(self) -> np.ndarray:
@@ -328,15 +332,21 @@ def _nearest_in_hue(hues: tuple[tuple[int, float, float], ...]) -> np.ndarray:
     whole degree of display hue around the circle; -1 with no prototype.
 
     Hue is what a chip keeps under any lamp and camera, where its lightness and chroma are
-    not: another maker's red chip, a raspberry red (hue 325) as pale as the board's blue
-    print, is nearer the blue prototype in Lab than the red one, though no one would call it
-    blue (rendered chips of other hues, seeds 39500-39599: 13 of 18 wrong cells)."""
+    not: another set's red chip under a bright lamp shows pale pink (hue about 325), nearer the
+    blue prototype in Lab than the red one, though no one would call it blue (rendered chips of
+    other hues, seeds 39500-39599: 13 of 18 wrong cells were such reds read blue)."""
     if not hues:
         return np.full(360, -1, dtype=np.intp)
     degrees = np.arange(360, dtype=np.float32)[:, None] + 0.5
     centres = np.array([hue for _, hue, _ in hues], np.float32)[None, :]
-    apart = np.abs((degrees - centres + 180.0) % 360.0 - 180.0)
+    apart = np.abs(hue_difference(degrees, centres))
     return np.array([index for index, _, _ in hues], dtype=np.intp)[apart.argmin(axis=1)]
+
+
+def hue_difference(a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
+    """``a - b`` in degrees of hue the short way round the circle, in ``[-180, 180)``
+    (broadcast): 350 and 10 are 20 apart."""
+    return (np.asarray(a) - np.asarray(b) + 180.0) % 360.0 - 180.0
 
 
 def display_bgr(lab: np.ndarray) -> np.ndarray:

@@ -28,7 +28,7 @@ import numpy as np
 from engine.labels import TEAM_COLOURS
 from engine.layout import SIZE
 from vision.classify import COURT_MASK, CellReading, ReaderConfig, chip_confidence
-from vision.colour import display_hue
+from vision.colour import display_hue, hue_difference
 
 
 @dataclass(frozen=True)
@@ -135,13 +135,11 @@ def recoloured_like_sure_chips(labels: np.ndarray, confidence: np.ndarray, core_
     if not teams:
         return out
     centres = np.array([_median_hue(hue[sure & (out == t)]) for t in teams], np.float32)
-    apart = np.abs((hue[:, None] - centres[None, :] + 180.0) % 360.0 - 180.0)  # (100, teams)
-    nearest = apart.argmin(axis=1)
-    rows = np.arange(SIZE * SIZE)
-    others = np.where(np.arange(len(teams))[None, :] == nearest[:, None], np.inf, apart).min(axis=1)
+    apart = np.abs(hue_difference(hue[:, None], centres[None, :]))  # (100, teams)
+    ranked = np.sort(np.column_stack([apart, np.full(SIZE * SIZE, np.inf)]), axis=1)  # nearest, next
     doubtful = np.isin(out, TEAM_COLOURS) & (confidence < prior.doubt)
-    like = doubtful & (apart[rows, nearest] <= prior.like_hue) & (others >= prior.like_apart)
-    out[like] = np.asarray(teams, dtype=object)[nearest[like]]
+    like = doubtful & (ranked[:, 0] <= prior.like_hue) & (ranked[:, 1] >= prior.like_apart)
+    out[like] = np.asarray(teams, dtype=object)[apart.argmin(axis=1)[like]]
     return out
 
 
@@ -149,7 +147,7 @@ def _median_hue(hues: np.ndarray) -> float:
     """Median of hues in degrees, taken around the circular mean (a red team spans 350 to 10)."""
     angle = np.deg2rad(hues)
     mean = np.rad2deg(np.arctan2(np.sin(angle).mean(), np.cos(angle).mean()))
-    return float((mean + np.median((hues - mean + 180.0) % 360.0 - 180.0)) % 360.0)
+    return float((mean + np.median(hue_difference(hues, mean))) % 360.0)
 
 
 def with_teams_in_play(reading: CellReading, names: tuple[str, ...], prior: TeamsPrior | None, *,
@@ -168,8 +166,8 @@ def with_teams_in_play(reading: CellReading, names: tuple[str, ...], prior: Team
         flat = np.asarray(labels, dtype=object).reshape(-1)
         conf = np.asarray(confidence, np.float32).reshape(-1).copy()
         like = recoloured_like_sure_chips(flat, conf, features["core_lab"], prior)
-        changed = like != flat
-        flat, conf[changed] = like, np.maximum(conf[changed], prior.like_confidence)
+        conf[like != flat] = np.maximum(conf[like != flat], prior.like_confidence)
+        flat = like
         art = court_art_read_as_chips(flat, conf, features["core_lab"], features["saturated"], prior)
         flat[art] = "empty"
         conf[art] = np.minimum(conf[art], prior.court_confidence)
