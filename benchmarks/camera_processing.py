@@ -5,7 +5,8 @@ phone's saturation boost, a dim webcam's washed colours, sharpening, tone curves
 renderer's range, a phone's local tone mapping and noise reduction, a lens's vignette, a
 portrait photo, half the pixels, heavy compression, a mirror; and what a real room and a cheap
 lens do that the renderer does not: lamp and window light of two colours across one board, colour
-fringes towards the frame's edges, a near board sharp and its far end blurred).
+fringes towards the frame's edges, a near board sharp and its far end blurred, a band of shadow
+across the board).
 ``fit_processing`` draws a random saturation for a fit script's scene, so the networks learn
 from colours as strong or as pale as real cameras make them; the renderer itself stays as it
 is, so the accuracy benchmark's frames do not change.
@@ -151,6 +152,20 @@ def _shallow_focus(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, 
     return np.clip(np.rint(out), 0, 255).astype(np.uint8), corners
 
 
+def _shadow_band(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A player leaning over, or a lamp's shade: a soft-edged band of shadow (35 % of the light)
+    a third of the grid's diagonal wide, across the board's middle at 30 degrees on screen.
+    The renderer's shadows are soft and lie beside chips and clutter, never across half the board."""
+    h, w = frame.shape[:2]
+    middle = corners.mean(axis=0)
+    diagonal = float(np.linalg.norm(corners[2] - corners[0]))
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    across = (xx - middle[0]) * np.float32(np.sin(np.pi / 6)) - (yy - middle[1]) * np.float32(np.cos(np.pi / 6))
+    band = (np.abs(across) < diagonal / 6).astype(np.float32)
+    band = cv2.GaussianBlur(band, (0, 0), 0.01 * diagonal + 1.0)
+    return _scaled(frame, (1.0 - 0.65 * band)[..., None]), corners
+
+
 PROCESSING: dict[str, Processing] = {
     "plain": lambda frame, corners: (frame, corners),
     "saturation_x1.6": _saturation(1.6),
@@ -171,6 +186,7 @@ PROCESSING: dict[str, Processing] = {
     "mixed_light": _mixed_light,
     "colour_fringes": _colour_fringes,
     "shallow_focus": _shallow_focus,
+    "shadow_band": _shadow_band,
 }
 """Each processing by name, the plain frame first."""
 

@@ -209,3 +209,28 @@ def test_the_card_area_is_centred_on_its_own_grid_and_on_no_grid_a_cell_off():
     half = BoardView(prob=cv2.resize(view.prob, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_NEAREST), scale=0.5)
     assert half.centred_on(corners, 0.85)
     assert not half.centred_on(corners, 0.99)
+
+
+def test_an_evened_view_extends_only_the_card_area_it_joins():
+    """The area the light evened out adds is taken where it touches the area seen first (the
+    shaded part of a board), not where it lies apart (a table evened to look like cards)."""
+    seen = np.zeros((40, 60), np.float32)
+    seen[5:20, 5:30] = 0.9  # the lit part of a board
+    evened = seen.copy()
+    evened[20:35, 5:30] = 0.8  # its shaded part, joined on
+    evened[5:35, 45:58] = 0.9  # the table beside it
+    extended = BoardView(seen, 0.5).extended_by(BoardView(evened, 0.5), min_gain=0.1)
+    assert extended is not None and extended.scale == 0.5
+    assert (extended.prob[20:35, 5:30] == 0.8).all()
+    assert (extended.prob[5:35, 45:58] == 0.0).all()
+    assert np.array_equal(extended.prob[5:20, 5:30], seen[5:20, 5:30])
+
+
+def test_an_evened_view_that_adds_little_or_has_nothing_to_join_extends_nothing():
+    seen = np.zeros((40, 60), np.float32)
+    seen[5:30, 5:30] = 0.9
+    barely = seen.copy()
+    barely[30:31, 5:30] = 0.9  # one row more: under a tenth
+    assert BoardView(seen, 1.0).extended_by(BoardView(barely, 1.0), min_gain=0.1) is None
+    nothing = np.zeros_like(seen)
+    assert BoardView(nothing, 1.0).extended_by(BoardView(seen, 1.0), min_gain=0.1) is None

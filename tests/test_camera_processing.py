@@ -24,7 +24,7 @@ def _marked_frame() -> tuple[np.ndarray, np.ndarray]:
 @pytest.mark.parametrize(("name", "shape"), [
     ("plain", (240, 320)), ("portrait", (320, 240)), ("half_size", (120, 160)), ("mirrored", (240, 320)),
     ("sharpened", (240, 320)), ("tungsten", (240, 320)), ("mixed_light", (240, 320)),
-    ("colour_fringes", (240, 320)), ("shallow_focus", (240, 320)),
+    ("colour_fringes", (240, 320)), ("shallow_focus", (240, 320)), ("shadow_band", (240, 320)),
 ])
 def test_a_processed_frame_shows_each_corner_where_its_corners_say(name, shape):
     frame, corners = _marked_frame()
@@ -42,6 +42,15 @@ def test_mixed_light_is_warm_on_the_left_and_cool_on_the_right():
     assert r - b > 60
     b, _g, r = out[30, 195].astype(int)
     assert b - r > 40
+
+
+def test_a_shadow_band_shades_the_boards_middle_and_not_its_far_corners():
+    frame = np.full((300, 400, 3), 200, np.uint8)
+    corners = np.array([[100.0, 50.0], [300.0, 50.0], [300.0, 250.0], [100.0, 250.0]])
+    out, _ = PROCESSING["shadow_band"](frame, corners)
+    assert (out[150, 200] <= 75).all()  # the middle at 35 % of the light
+    assert (out[55, 295] == 200).all() and (out[245, 105] == 200).all()  # the corners across it
+    assert out[150, 200].tolist() == out[150 + 30, 200 + 52].tolist() == out[150 - 30, 200 - 52].tolist()  # along
 
 
 def _centroid(channel: np.ndarray) -> np.ndarray:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import math
 import re
+from dataclasses import replace
 
 import cv2
 import numpy as np
 import pytest
 from plain_outlines import plain_outlines
 
+from benchmarks.camera_processing import PROCESSING
 from vision.geometry import corner_error, order_as_seen
 from vision.locate import LocateConfig, locate_grid
 from vision.orient import orient_grid
@@ -607,7 +610,7 @@ def test_a_board_whose_card_area_comes_out_rounded_is_climbed_onto_from_the_rect
     from dataclasses import replace
 
     scene = render(random_spec(25529, edition="jumbo", difficulty="hard"))
-    assert not locate_grid(scene.frame, config=replace(LocateConfig(), net_boxes=False))
+    assert not locate_grid(scene.frame, config=replace(LocateConfig(), net_boxes=False, even_light_reach=0.0))
     assert_found_and_turned(scene, 0.25 * CELL)
 
 
@@ -781,7 +784,8 @@ def test_the_empty_board_search_lets_the_turn_network_refuse_a_grid_on_the_table
     fit = locate_grid(empty.frame, config=config)
     assert fit and corner_error(fit.corners, order_as_seen(empty.corners)) < 0.02
     monkeypatch.setattr(net_verdict, "ask_turn_net", lambda *a, **k: np.array([1.0, 0.0, 0.0, 0.0, 0.0]))
-    fooled = locate_grid(empty.frame, config=config)
+    # (That grid is no board's shape either: the loose aspect bound refuses it too, so it is lifted here.)
+    fooled = locate_grid(empty.frame, config=replace(config, sliver_aspect=math.inf))
     assert fooled and corner_error(fooled.corners, order_as_seen(empty.corners)) > 0.5
 
 
@@ -793,3 +797,14 @@ def test_a_pile_of_chips_against_the_boards_corner_does_not_bend_the_grid():
 
     scene = render(with_chip_piles(random_spec(142002, edition="classic", difficulty="normal"), 3))
     assert_found_and_turned(scene, 0.2 * CELL)
+
+
+def test_a_board_crossed_by_a_band_of_shadow_is_found():
+    """A player leaning over shades a band across the board's middle: the board network sees the
+    lit part of the card area only, and the search there fails; the light evened out joins the
+    shaded part back on (``even_light_reach``)."""
+    scene = render(random_spec(46921, edition="jumbo", difficulty="easy"))
+    frame, corners = PROCESSING["shadow_band"](scene.frame, np.asarray(scene.corners, np.float32))
+    fit = locate_grid(frame)
+    assert fit, fit.reason
+    assert corner_error(fit.corners, order_as_seen(corners)) < 0.01

@@ -106,6 +106,22 @@ class BoardView:
         return own >= min_agreement and all(own > self.agreement(q) for q in grids_a_cell_off(corners))
 
 
+    def extended_by(self, other: BoardView, min_gain: float) -> BoardView | None:
+        """This view with the card area ``other`` (a view of the same frame, the light evened)
+        sees joined on wherever it touches the area this one sees; None where that adds under
+        ``min_gain`` of this area. A shadow band cuts the shaded part off the board the network
+        sees; evened, the table around a board looks like card area too, so only what joins the
+        area seen in the first place is taken."""
+        seen = self.prob > 0.5
+        if not seen.any():
+            return None
+        _, labels = cv2.connectedComponents((other.prob > 0.5).astype(np.uint8), connectivity=8)
+        joined = np.isin(labels, np.unique(labels[seen & (labels > 0)]))
+        if (joined & ~seen).sum() < min_gain * seen.sum():
+            return None
+        return BoardView(np.where(joined, np.maximum(self.prob, other.prob), self.prob), self.scale)
+
+
 def _solidity(mask: np.ndarray) -> float:
     """Area over convex-hull area of the largest outline in ``mask`` (bool): 1 for a convex patch."""
     contours, _ = cv2.findContours(mask.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)

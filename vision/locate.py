@@ -62,6 +62,7 @@ from vision.net_climb import climb, net_odds
 from vision.net_verdict import NetVerdict, net_verdict
 from vision.outlines import (
     blob_quads,
+    evened_light,
     lattice_hypotheses,
     mask_boxes,
     mask_quads,
@@ -101,10 +102,30 @@ def locate_grid(
     raw_white = whiteness(frame)
     sat = saturation(frame)
     white = cv2.GaussianBlur(raw_white, (0, 0), config.white_blur_px)
-    board = load_board_net().view(frame) if config.use_net else None
+    net = load_board_net() if config.use_net else None
+    board = net.view(frame) if net is not None else None
     quads = blob_quads(raw_white, config)
     if config.use_texture:
         quads = texture_quads(raw_white, config, quads)
+    fit = _search(frame, gray, raw_white, sat, white, board, quads, edition, config)
+    if fit or board is None or config.even_light_reach <= 0:
+        return fit
+    # A shadow band across the board (a player leaning over, a lamp's edge) can cut part of the
+    # card area off what the network sees; that area, extended by what it sees with the light
+    # evened out, is outlined and searched again (its outlines alone).
+    extended = board.extended_by(net.view(evened_light(frame, config.even_light_reach)), config.even_light_gain)
+    if extended is None:
+        return fit
+    again = _search(frame, gray, raw_white, sat, white, extended, [], edition,
+                    replace(config, use_segments=False, use_table=False, use_zoom=False))
+    return again if again else fit
+
+
+def _search(frame, gray, raw_white, sat, white, board: BoardView | None, quads: list[np.ndarray],
+            edition: str | None, config: LocateConfig) -> GridFit:
+    """The search of ``locate_grid`` from the board network's view ``board`` and the rough
+    outlines ``quads`` (bright or finely printed regions)."""
+    h, w = frame.shape[:2]
     # The network's outlines first; the closer look (``zoomed_quads``) is for the others.
     net_outlines = mask_quads(board, config) if board is not None else []
     outlines = net_outlines + quads
@@ -379,12 +400,13 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
         climbed = _climbed_past_overruled(frame, gray, white, board, best.corners, edition, config)
         if climbed is not None:
             return climbed
-    # The shape only (no aspect): the print has shown the layout cell by cell, which a grid of
-    # the wrong proportions cannot, while the aspect measured from one view can be far off
-    # (a cropped photo, a lens whose centre is not the image's).
+    # The shape, with a loose aspect (``sliver_aspect``): the print has shown the layout cell by
+    # cell, which a grid of the wrong proportions cannot, while the aspect measured from one view
+    # can be far off (a cropped photo, a lens whose centre is not the image's).
     # (A grid the free corners placed must look square too: they place, they do not shape;
     # unless the turn network, which refuses a grid bent or scaled off the cards, vouches for it.)
-    why = implausibility(best.corners, (w, h), config, aspect=best.framed and not verdict.vouches)
+    framed = best.framed and not verdict.vouches
+    why = implausibility(best.corners, (w, h), config, max_aspect=None if framed else config.sliver_aspect)
     if why is not None:
         return GridFit.failed(f"{NO_BOARD}{why}", score=best.z)
     if best.cells < config.min_ink_cells and not verdict.vouches:

@@ -129,6 +129,13 @@ class LocateConfig:
     """Closing of the print-density mask (thumbnail pixels), bridging chips and gaps."""
     use_net: bool = True
     """Also take the card area the board network sees as outlines (``mask_quads``)."""
+    even_light_reach: float = 0.04
+    even_light_gain: float = 0.1
+    """Where the search finds no board, the network looks again at the frame divided by its
+    local white level over this fraction of its width (``evened_light``); where what it sees
+    then adds at least ``even_light_gain`` to the card area it saw, joined on, the outlines of
+    the area so extended are searched (0 reach: never). A shadow band across a board cut the
+    area short (set 5's 5023: the area matched the grid at IoU 0.70, evened 0.89)."""
     net_levels: tuple[float, ...] = (0.5, 0.3, 0.7)
     """Probability levels the network's map is outlined at."""
     net_min_area: float = 0.006
@@ -389,6 +396,11 @@ class LocateConfig:
     as one the board runs past (``BoardView.edges_reached``)."""
     max_aspect: float = 1.6
     """Largest width/height (either way) of the measured grid; the Jumbo mat is 1.19."""
+    sliver_aspect: float = 3.0
+    """Largest measured width/height (either way) of a grid the print or the turn network placed,
+    whose shape is otherwise not asked (``max_aspect`` is for grids placed by their frame): the
+    true grids of the independent sets 4 and 5 measure up to 1.73, while a strip of a wood-plank
+    table that the turn network vouched for on the turn alone measured 8.9."""
     min_score: float = 0.3
     seed: int = 0
 

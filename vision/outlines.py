@@ -40,6 +40,23 @@ def saturation(frame: np.ndarray) -> np.ndarray | None:
     return cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
 
 
+def evened_light(frame: np.ndarray, reach: float) -> np.ndarray:
+    """``frame`` divided by its local white level, the brightest channel's maximum within
+    ``reach`` (a fraction of the frame's width) smoothed: a shadow band across the board, or a
+    lamp's fall-off, no longer splits the white card area in two. Shrunk, the frame's own size."""
+    h, w = frame.shape[:2]
+    s = min(1.0, 320.0 / max(h, w))
+    small = cv2.resize(frame, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA)
+    brightest = small.max(axis=2) if small.ndim == 3 else small
+    k = max(3, int(reach * small.shape[1]) | 1)
+    level = cv2.dilate(brightest, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))).astype(np.float32)
+    level = cv2.resize(cv2.GaussianBlur(level, (0, 0), k / 2), (w, h), interpolation=cv2.INTER_LINEAR)
+    gain = 200.0 / np.maximum(level, 8.0)
+    if frame.ndim == 3:
+        gain = gain[..., None]
+    return np.clip(frame.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+
 def blob_quads(white: np.ndarray, config: LocateConfig) -> list[np.ndarray]:
     """Rough quadrilaterals of the largest bright regions: the card area or the whole board.
 

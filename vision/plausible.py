@@ -19,9 +19,10 @@ def plausible(corners: np.ndarray, size: tuple[int, int], config: LocateConfig, 
 
 
 def implausibility(corners: np.ndarray, size: tuple[int, int], config: LocateConfig, *,
-                    aspect: bool = True) -> str | None:
+                    aspect: bool = True, max_aspect: float | None = None) -> str | None:
     """Why these corners cannot be a photographed 10x10 grid, in words a player can act on;
-    None where they can be (see ``plausible``)."""
+    None where they can be (see ``plausible``). The measured aspect may be ``max_aspect``
+    (``config.max_aspect`` when None) either way."""
     c = np.asarray(corners, dtype=np.float64)
     if c.shape != (4, 2) or not np.isfinite(c).all():
         return "the grid has no four finite corners"
@@ -39,7 +40,7 @@ def implausibility(corners: np.ndarray, size: tuple[int, int], config: LocateCon
     if not aspect:
         return None
     ratio = metric_aspect(order_as_seen(c), size)
-    if max(ratio, 1.0 / max(ratio, 1e-9)) > config.max_aspect:
+    if max(ratio, 1.0 / max(ratio, 1e-9)) > (config.max_aspect if max_aspect is None else max_aspect):
         return "the grid it found is not the board's shape"
     return None
 
