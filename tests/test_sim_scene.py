@@ -11,7 +11,7 @@ import pytest
 from engine.layout import CORNERS, COURT_MAP, SIZE
 from vision.sim import random_spec, render
 from vision.sim.board_art import board_art
-from vision.sim.chips import CHIP_BGR, OTHER_SET
+from vision.sim.chips import CHIP_BGR, OTHER_SET, WHITE_MARKS, ChipLook, chip_sprite
 from vision.sim.optics import Optics
 from vision.sim.scene import check_labels, empty_labels
 from vision.sim.variety import with_chip_piles
@@ -235,7 +235,7 @@ def test_another_chip_set_turns_each_colours_hue_and_changes_nothing_else() -> N
     team's apart, and draws the scene as it was."""
     standard = random_spec(39555, edition="jumbo", difficulty="normal")
     other = random_spec(39555, edition="jumbo", difficulty="normal", chips="other")
-    assert dataclasses.replace(other, chip_tints=standard.chip_tints) == standard
+    assert dataclasses.replace(other, chip_tints=standard.chip_tints, white_mark=standard.white_mark) == standard
     hues = []
     for seed in range(40):
         tints = dict(random_spec(seed, chips="other").chip_tints)
@@ -250,6 +250,24 @@ def test_another_chip_set_turns_each_colours_hue_and_changes_nothing_else() -> N
     assert np.corrcoef(hues[:, 0], hues[:, 2])[0, 1] < 0.5  # each team's own turn
     with pytest.raises(ValueError, match="chip set"):
         random_spec(7, chips="fancy")
+
+
+def test_another_chip_set_prints_any_mark_on_the_white_side_and_the_standard_one_its_own() -> None:
+    """The white side of another set's chips shows a ring and a dot, a faint ring, a dot or
+    nothing; the standard set always its ring and dot. A sprite's darkest ink follows the mark."""
+    marks = {random_spec(seed, edition="jumbo", chips="other").white_mark for seed in range(40)}
+    assert marks == set(WHITE_MARKS)
+    assert {random_spec(seed, edition="jumbo").white_mark for seed in range(10)} == {"ring_dot"}
+    look = ChipLook(edge_offset=(0.0, 0.0), shadow_offset=(0.0, 0.0), shadow_blur=0.25, shadow_strength=0.5,
+                    light_angle=0.0, gloss=0.0)
+    darkest = {}
+    for mark in WHITE_MARKS:
+        colour, alpha, _ = chip_sprite(CHIP_BGR["flipped"], 40.0, dataclasses.replace(look, white_mark=mark), True)
+        yy, xx = np.indices(alpha.shape) - (np.array(alpha.shape) // 2)[:, None, None]
+        inner = np.hypot(yy, xx) < 0.5 * 40.0  # the mark's ring lies at 0.42 of the radius
+        darkest[mark] = int(colour[inner].astype(int).sum(axis=1).min())
+    assert darkest["ring_dot"] < darkest["faint_ring"] < darkest["none"]
+    assert darkest["dot"] < darkest["faint_ring"]
 
 
 def _hsv(bgr) -> np.ndarray:

@@ -28,7 +28,8 @@ CHIP_BGR: dict[str, BGR] = {
 CHIP_SETS: tuple[str, ...] = ("standard", "other")
 """Chip sets a scene may show: ``standard`` varies each colour a little around ``CHIP_BGR``;
 ``other`` is another set's (or another camera's) chips, each team's colour turned in hue and
-scaled in saturation and value as far as ``OTHER_SET`` allows (``other_set_tints``)."""
+scaled in saturation and value as far as ``OTHER_SET`` allows (``other_set_tints``), and its
+white side printed with any of ``WHITE_MARKS``."""
 
 OTHER_SET = {"hue": 15.0, "saturation": (0.75, 1.1), "value": (0.8, 1.2)}
 """How far ``other`` chips stray: hue +-degrees, saturation and value factors: a red still a
@@ -55,6 +56,21 @@ def other_set_tints(rng: np.random.Generator) -> tuple[tuple[str, tuple[float, f
 MARK_BGR: BGR = (95, 88, 82)
 """Ink of the printed mark on the white (flipped) side of a Jumbo chip."""
 
+WHITE_MARKS: dict[str, tuple[float, float]] = {
+    "ring_dot": (0.8, 0.8),
+    "faint_ring": (0.3, 0.0),
+    "dot": (0.0, 0.8),
+    "none": (0.0, 0.0),
+}
+"""What the white side of a chip shows: the ink's strength in its ring and in its centre dot.
+The standard set prints ``ring_dot``; another set (``other``) any of these: the rules say only
+"the white printed side", and a reader that learned one mark must not need it."""
+
+
+def other_white_mark(rng: np.random.Generator) -> str:
+    """The mark another set prints on its chips' white side, one of ``WHITE_MARKS``."""
+    return list(WHITE_MARKS)[int(rng.integers(len(WHITE_MARKS)))]
+
 
 @dataclass(frozen=True)
 class ChipLook:
@@ -68,6 +84,7 @@ class ChipLook:
     rim: float = 0.14  # raised rim width
     groove: float = 0.6  # radius of the embossed inner ring
     gloss: float = 0.35  # specular highlight strength
+    white_mark: str = "ring_dot"  # what the white side shows (``WHITE_MARKS``)
 
 
 def _disc(d: np.ndarray, r: float) -> np.ndarray:
@@ -117,9 +134,10 @@ def chip_sprite(colour: BGR, radius: float, look: ChipLook, flipped: bool) -> Sp
     shade -= 0.05 * d**2  # slight dome falloff
     face = col[None, None, :] * shade[..., None]
     if flipped:
-        ring = np.exp(-(((d - 0.42) / 0.045) ** 2))
-        dot = _disc(np.hypot(dx, dy), radius * 0.12)
-        mark = np.clip(ring + dot, 0, 1)[..., None] * 0.8
+        ring_ink, dot_ink = WHITE_MARKS[look.white_mark]
+        ring = np.exp(-(((d - 0.42) / 0.045) ** 2)) * ring_ink
+        dot = _disc(np.hypot(dx, dy), radius * 0.12) * dot_ink
+        mark = np.clip(ring + dot, 0, 1)[..., None]
         face = face * (1 - mark) + np.array(MARK_BGR, np.float32) * mark
     spec = np.exp(-((dx + 0.35 * radius * np.cos(look.light_angle)) ** 2
                     + (dy + 0.35 * radius * np.sin(look.light_angle)) ** 2) / (2 * (0.22 * radius) ** 2))

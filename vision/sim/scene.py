@@ -46,6 +46,7 @@ class SceneSpec:
     chip_style: tuple[float, float, float, float] = (0.14, 0.6, 0.35, 0.09)  # rim, groove, gloss, thickness
     nudges: tuple[tuple[tuple[int, int], tuple[float, float]], ...] = ()  # chips knocked aside (cells)
     chip_tints: tuple[tuple[str, tuple[float, float, float]], ...] = ()  # colour -> BGR gain
+    white_mark: str = "ring_dot"  # what a white (flipped) chip's face shows (``chips.WHITE_MARKS``)
     board_shift: tuple[float, float] = (0.0, 0.0)  # a bump: board moved in the plane (cells)
     board_rot: float = 0.0  # a bump: board turned in the plane (degrees)
     fold: float = 0.0  # degrees each half of a folding board rises towards its raised crease
@@ -207,7 +208,8 @@ def _chip_look(spec: SceneSpec, H: np.ndarray, art: BoardArt, level: int) -> Chi
                     shadow_offset=(round(float(shadow[0]), 1), round(float(shadow[1]), 1)),
                     shadow_blur=0.25, shadow_strength=0.5,
                     light_angle=round(float(np.arctan2(-ly, -lx)), 2),
-                    rim=round(rim, 3), groove=round(groove, 3), gloss=round(gloss, 3))
+                    rim=round(rim, 3), groove=round(groove, 3), gloss=round(gloss, 3),
+                    white_mark=spec.white_mark)
 
 
 def _chip_colour(spec: SceneSpec, label: str, gain: float = 1.0) -> tuple[int, int, int]:

@@ -17,7 +17,7 @@ from engine.layout import EDITIONS, SIZE
 from vision.framing import cell_px
 from vision.sim.board_art import PRINTINGS, variants_of
 from vision.sim.camera import CameraPose
-from vision.sim.chips import CHIP_BGR, CHIP_SETS, other_set_tints
+from vision.sim.chips import CHIP_BGR, CHIP_SETS, other_set_tints, other_white_mark
 from vision.sim.clutter import SKIN_TONES, Clutter
 from vision.sim.optics import Lighting, Optics
 from vision.sim.scene import CONFIG, Labels, SceneSpec, check_labels, empty_labels, occlusion_of
@@ -200,8 +200,10 @@ def random_spec(seed: int, *, edition: str | None = None, difficulty: str = "nor
     for colour in ("blue", "green", "red", "yellow", "flipped"):
         t = 1.0 + rng.uniform(-d.tint, d.tint, 3)
         tints.append((colour, (float(t[0]), float(t[1]), float(t[2]))))
-    if chips == "other":  # own stream: the rest of the scene stays as it was
+    white_mark = "ring_dot"
+    if chips == "other":  # own streams: the rest of the scene stays as it was
         tints = list(other_set_tints(np.random.default_rng([seed, 0xC41])))
+        white_mark = other_white_mark(np.random.default_rng([seed, 0xC42]))
     table = TABLE_KINDS[int(rng.integers(len(TABLE_KINDS)))]
     extra = np.random.default_rng([seed, 0x7AB1E])  # own stream: earlier draws stay as they were
     if extra.random() < PLAIN_TABLE_CHANCE:
@@ -214,7 +216,7 @@ def random_spec(seed: int, *, edition: str | None = None, difficulty: str = "nor
         camera=pose, lighting=lighting, optics=optics, table=table, table_variant=int(rng.integers(3)),
         chip_radius=float(rng.uniform(0.3, 0.4)), chip_jitter=_u(rng, d.chip_jitter),
         chip_tints=tuple(tints), chip_style=style, noise_seed=seed, fold=_u(rng, d.fold) if ed == "classic" else 0.0,
-        printing=printing,
+        printing=printing, white_mark=white_mark,
     )
     n_items = int(rng.integers(d.clutter_count[0], d.clutter_count[1] + 1))
     items = _random_clutter(rng, n_items, EDITIONS[ed].grid_aspect)
