@@ -153,7 +153,7 @@ def _shallow_focus(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, 
 
 
 def _shadow_band(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A player leaning over, or a lamp's shade: a soft-edged band of shadow (35 % of the light)
+    """A player leaning over, or a lamp's shade: a sharp-edged band of shadow (35 % of the light)
     a third of the grid's diagonal wide, across the board's middle at 30 degrees on screen.
     The renderer's shadows are soft and lie beside chips and clutter, never across half the board."""
     h, w = frame.shape[:2]

@@ -22,8 +22,6 @@ from vision.sim import random_spec, render
 def ink_only() -> LocateConfig:
     """The default search reading the red/black ink alone: no court cards' art, no twin cards,
     no board network."""
-    from dataclasses import replace
-
     config = LocateConfig()
     return replace(config, use_net=False, ink=replace(config.ink, court_art=False, twin_cards=False),
                    ink_coarse=replace(config.ink_coarse, court_art=False, twin_cards=False))
@@ -31,8 +29,6 @@ def ink_only() -> LocateConfig:
 
 def without_twins() -> LocateConfig:
     """The default search without the twin cards' pattern (``vision.twins``) or the board network."""
-    from dataclasses import replace
-
     config = LocateConfig()
     return replace(config, use_net=False, ink=replace(config.ink, twin_cards=False))
 
@@ -277,8 +273,6 @@ def test_a_glare_spot_does_not_hide_the_print():
     """A lamp's glare on a vinyl Jumbo mat (a live game's first frame) lifts the board's one
     white so far that plain card reads as grey ink; each cell's local white still shows the
     layout, so the board is found and placed where it is."""
-    from dataclasses import replace
-
     from vision.placement import ink_match
     from vision.sim import GameSpec, simulate_game
 
@@ -318,8 +312,6 @@ def test_the_free_corners_place_a_grid_the_card_gaps_cannot():
     """A Jumbo mat has no gaps between its cards and its pips are fine, so the ink alone
     cannot tell the board from a cell off (z 4.4); the four corner logos place it, and then
     only the turns are in question."""
-    from dataclasses import replace
-
     from vision.placement import ink_match
 
     scene = render(random_spec(1012, edition="jumbo", difficulty="normal"))
@@ -342,8 +334,6 @@ def test_the_court_cards_art_shows_the_layout_where_the_pips_do_not(seed):
     where the layout prints them, and with them the board is found and turned right.
     (Both searches leave out the outlines that fit the card borders, ``lattice_top``: with them
     the card gaps place 7009's grid, and its faint ink then tells the turn alone.)"""
-    from dataclasses import replace
-
     edition = ("classic", "jumbo")[seed % 2]
     scene = render(random_spec(seed, edition=edition, difficulty="normal"))
     assert not locate_grid(scene.frame, config=replace(ink_only(), lattice_top=0))
@@ -366,8 +356,6 @@ def test_a_board_on_a_checked_tablecloth_is_told_apart_by_colour():
     the cards, so neither brightness nor print density outlines the board; its colours
     (grey margin, white cards, chips) stand apart from the cloth's, blurred, all the same.
     (The board network outlines it too: it is left out here.)"""
-    from dataclasses import replace
-
     from vision.outlines import table_quads
 
     scene = render(random_spec(7054, edition="classic", difficulty="normal"))
@@ -430,8 +418,6 @@ def test_a_small_board_outlined_again_is_found_where_the_usual_outlines_miss_it(
     segment lattice and the table's colours, and at the usual ink z, the closer outlines also
     let a grid four cells off pass on this frame at z 6.0. The board network outlines it too:
     it is left out of the search without the closer look.)"""
-    from dataclasses import replace
-
     scene = render(random_spec(3000, edition="classic", difficulty="hard"))
     assert not locate_grid(scene.frame, config=replace(LocateConfig(), use_zoom=False, use_net=False))
     fit = locate_grid(scene.frame)
@@ -448,8 +434,6 @@ def test_a_small_empty_board_is_outlined_again_from_a_closer_look(seed, edition)
     recover. Outlined once more from a crop around it, it is found (calibration, a reference).
     (The board network outlines both well enough: it is left out of the search without the
     closer look.)"""
-    from dataclasses import replace
-
     scene = render(random_spec(seed, edition=edition, difficulty="hard"), empty=True)
     config = LocateConfig.for_empty_board()
     assert not locate_grid(scene.frame, config=replace(config, use_zoom=False, use_net=False))
@@ -485,8 +469,6 @@ def test_placements_ranked_below_the_leaders_are_registered_before_giving_up():
     registering only the leading placements misses the board, the deeper look finds it.
     (The closer outlines of ``zoomed_quads`` and the board network find it too: they are left
     out here.)"""
-    from dataclasses import replace
-
     scene = render(random_spec(7055, edition="jumbo", difficulty="normal"))
     truth = order_as_seen(scene.corners)
     config = replace(LocateConfig(), use_zoom=False, use_net=False)
@@ -515,8 +497,6 @@ def test_a_mat_mostly_under_chips_is_found_on_the_print_it_still_shows(seed):
     only a few dozen cells, but those show the layout beyond doubt (z over 9). The grid is found
     and turned right; asking for half the cells to show print would reject it (unless the turn
     network vouches for the grid, which it is not asked to here)."""
-    from dataclasses import replace
-
     scene = render(random_spec(seed, edition="jumbo", difficulty="normal"))
     plain = LocateConfig()
     no_net = replace(plain.ink, turn_net_sure=0.0)
@@ -531,8 +511,6 @@ def test_outlines_that_fit_the_card_borders_are_registered_though_the_quick_ink_
     pips blur into noise, and outlines off the board outrank the right one; the outline that
     best fits a lattice of card borders is registered too, and the board is found. (The board
     network outlines 3053 well enough without them: it is left out here.)"""
-    from dataclasses import replace
-
     edition = ("classic", "jumbo")[seed % 2]
     scene = render(random_spec(seed, edition=edition, difficulty="hard"))
     assert not locate_grid(scene.frame, config=replace(LocateConfig(), lattice_top=0, use_net=False))
@@ -554,8 +532,6 @@ def test_a_placement_short_of_a_stricter_stage_test_is_finished_before_it_is_dro
 def _without_net_verdict() -> LocateConfig:
     """The locator as it was before the turn network judged whole grids: it never refuses one,
     and is never sure of a turn (so it vouches for none)."""
-    from dataclasses import replace
-
     plain = LocateConfig()
     return replace(plain, net_refuses=1.01, ink=replace(plain.ink, turn_net_sure=0.0))
 
@@ -591,8 +567,6 @@ def test_a_washed_out_board_is_placed_by_the_turn_network_climbing_onto_it():
     ink tries reads near chance. The board network outlines the cards a cell or so off; the
     turn network pulls that outline onto the grid, and the board is found and turned right.
     (Where the outline's sides are fitted plainly: the robust fit outlines it well enough.)"""
-    from dataclasses import replace
-
     scene = render(random_spec(6062, edition="classic", difficulty="hard"))
     assert not locate_grid(scene.frame, config=replace(plain_outlines(), net_climb_outlines=0))
     assert_found_and_turned(scene, 0.03)
@@ -607,8 +581,6 @@ def test_a_board_whose_card_area_comes_out_rounded_is_climbed_onto_from_the_rect
     (z 5.46), and the board network's card area comes out with its corners rounded off, so the
     outlines drawn from its hull lie 3.3 to 4 cells off, beyond the climb's reach; the rectangle
     around it lies about a cell off, and the climb from there finds the grid, turned right."""
-    from dataclasses import replace
-
     scene = render(random_spec(25529, edition="jumbo", difficulty="hard"))
     assert not locate_grid(scene.frame, config=replace(LocateConfig(), net_boxes=False, even_light_reach=0.0))
     assert_found_and_turned(scene, 0.25 * CELL)
@@ -619,8 +591,6 @@ def test_a_climb_the_turn_network_is_less_sure_of_is_kept_once_it_vouches_for_th
     log-odds between 3 and 4 (as the first turn network's did on a few hard views), the grid is
     still kept, because the locator's finish asks the network again on the polished grid, and
     it is sure of a turn there; from 4 up only, the board is lost."""
-    from dataclasses import replace
-
     import vision.locate as locate
 
     real_climb = locate.climb
@@ -636,8 +606,6 @@ def test_a_climbed_grid_is_turned_by_the_network_even_where_it_doubts_the_placem
     board here" 0.20: it doubts the placement, not the turn. The climb has placed the grid,
     so the turn is read given the board is there, and the board is found and turned right;
     asked to be sure of the placement too, the locator loses it."""
-    from dataclasses import replace
-
     from vision.detect import detect
 
     scene = render(random_spec(21087, edition="jumbo", difficulty="hard"))
@@ -672,8 +640,6 @@ def test_a_climbed_grid_whose_finished_corners_the_network_doubts_gives_way_to_a
     The climb from the outline as drawn is tried too, and its grid (rated 6.8) is returned,
     every corner within a fifth of a cell; were 2.8 enough, the bent grid would be (from the
     outlines fitted plainly: the robust fit's do not lead the first climb astray)."""
-    from dataclasses import replace
-
     scene = render(random_spec(28053, edition="jumbo", difficulty="hard"))
     bent = locate_grid(scene.frame, config=replace(plain_outlines(), climb_min_odds=2.5))
     assert bent and corner_error(bent.corners, order_as_seen(scene.corners)) > 0.5 * CELL
@@ -685,8 +651,6 @@ def test_a_small_board_the_board_network_outlines_cells_off_is_found_from_its_cl
     reaching in. On the frame's thumbnail the board network outlines it 2.6 to 3.6 cells off,
     too far for any climb. Looking again at a crop around its first outline, it outlines the
     cards 0.4 cells off, and the climb from there finds the board and turns it right."""
-    from dataclasses import replace
-
     scene = render(random_spec(28389, edition="jumbo", difficulty="hard"))
     assert not locate_grid(scene.frame, config=replace(LocateConfig(), net_zoom=0.0))
     assert_found_and_turned(scene, 0.25 * CELL)
@@ -696,8 +660,6 @@ def test_the_fine_corner_network_brings_a_corner_over_half_a_cell_off_home():
     """Seed 21461, hard Jumbo: the ink places the grid weakly (z 4.5) and the card gaps do not
     register it, so it is left with one corner 0.6 cells off: a false board. The fine corner
     network's two looks move that corner the 0.6 cells home, to within a fifth of a cell."""
-    from dataclasses import replace
-
     scene = render(random_spec(21461, edition="jumbo", difficulty="hard"))
     short = locate_grid(scene.frame, config=replace(LocateConfig(), polish_max_move=0.5))
     assert short and corner_error(short.corners, order_as_seen(scene.corners)) > 0.5 * CELL
@@ -708,8 +670,6 @@ def test_a_board_whose_print_is_plain_is_kept_whatever_the_turn_network_says(mon
     """The turn network learned the boards we render; a real board it has never seen may look
     like no board to it. Where the ink shows the layout beyond doubt, the ink's statistical
     test stands, and only a grid whose ink is faint is dropped on the network's word."""
-    from dataclasses import replace
-
     import vision.net_verdict as net_verdict
 
     monkeypatch.setattr(net_verdict, "ask_turn_net", lambda *a, **k: np.array([0.0, 0.0, 0.0, 0.0, 1.0]))
@@ -725,8 +685,6 @@ def test_a_board_the_turn_network_refuses_is_kept_where_the_card_area_lies_on_it
     grid it refused is still the board if the board network's card area lies on it: two
     witnesses blind to the printing against one that learned our boards. (Boards drawn by
     another hand were refused within 2.4 pixels of their grids, print at z 5.5 to 6.9.)"""
-    from dataclasses import replace
-
     import vision.net_verdict as net_verdict
 
     monkeypatch.setattr(net_verdict, "ask_turn_net", lambda *a, **k: np.array([0.0, 0.0, 0.0, 0.0, 1.0]))
@@ -763,8 +721,6 @@ def test_a_board_covered_in_chips_takes_the_climbed_grid_where_its_print_reads_f
     the grid, whose print reads 9.4, but with so few cards showing it rates that grid only at
     log-odds 2, short of being sure; the print is the plainer witness, and the climbed grid is
     returned. With the bar of a sure network, the grid half a cell off would be."""
-    from dataclasses import replace
-
     scene = render(random_spec(7018, difficulty="normal", size=(1920, 1080)))
     assert_found_and_turned(scene, 0.05 * CELL)
     off = locate_grid(scene.frame, config=replace(LocateConfig(), overruled_ink_margin=100.0))

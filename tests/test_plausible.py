@@ -5,7 +5,7 @@ import numpy as np
 from vision.locate_config import LocateConfig
 from vision.plausible import implausibility
 
-SIZE = (1280, 720)
+FRAME = (1280, 720)
 SQUARE = np.array([[440.0, 160.0], [840.0, 160.0], [840.0, 560.0], [440.0, 560.0]])
 # A strip of a plank table that the turn network once vouched for: convex, big enough, in view.
 SLIVER = np.array([[488.0, 1065.0], [514.0, 930.0], [530.0, 1148.0], [517.0, 1209.0]])
@@ -13,8 +13,8 @@ SLIVER = np.array([[488.0, 1065.0], [514.0, 930.0], [530.0, 1148.0], [517.0, 120
 
 def test_a_square_grid_in_view_is_plausible_under_any_aspect_bound():
     config = LocateConfig()
-    assert implausibility(SQUARE, SIZE, config) is None
-    assert implausibility(SQUARE, SIZE, config, max_aspect=config.sliver_aspect) is None
+    assert implausibility(SQUARE, FRAME, config) is None
+    assert implausibility(SQUARE, FRAME, config, max_aspect=config.sliver_aspect) is None
 
 
 def test_a_sliver_is_not_the_boards_shape_even_under_the_loose_bound():
@@ -28,5 +28,5 @@ def test_a_sliver_is_not_the_boards_shape_even_under_the_loose_bound():
 def test_a_grid_between_the_bounds_passes_only_the_loose_one():
     config = LocateConfig()
     wide = np.array([[240.0, 260.0], [1040.0, 260.0], [1040.0, 660.0], [240.0, 660.0]])  # about 2:1 seen square-on
-    assert implausibility(wide, SIZE, config) == "the grid it found is not the board's shape"
-    assert implausibility(wide, SIZE, config, max_aspect=config.sliver_aspect) is None
+    assert implausibility(wide, FRAME, config) == "the grid it found is not the board's shape"
+    assert implausibility(wide, FRAME, config, max_aspect=config.sliver_aspect) is None

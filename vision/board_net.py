@@ -105,7 +105,6 @@ class BoardView:
         own = self.agreement(corners)
         return own >= min_agreement and all(own > self.agreement(q) for q in grids_a_cell_off(corners))
 
-
     def extended_by(self, other: BoardView, min_gain: float) -> BoardView | None:
         """This view with the card area ``other`` (a view of the same frame, the light evened)
         sees joined on wherever it touches the area this one sees; None where that adds under

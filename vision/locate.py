@@ -406,7 +406,8 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
     # (A grid the free corners placed must look square too: they place, they do not shape;
     # unless the turn network, which refuses a grid bent or scaled off the cards, vouches for it.)
     framed = best.framed and not verdict.vouches
-    why = implausibility(best.corners, (w, h), config, max_aspect=None if framed else config.sliver_aspect)
+    why = implausibility(best.corners, (w, h), config,
+                         max_aspect=config.max_aspect if framed else config.sliver_aspect)
     if why is not None:
         return GridFit.failed(f"{NO_BOARD}{why}", score=best.z)
     if best.cells < config.min_ink_cells and not verdict.vouches:
