@@ -170,29 +170,53 @@ def test_only_default_chip_colours_are_recoloured_by_the_patch_network():
         "blue": True, "green": True, "red": False}
 
 
-def test_a_taught_marker_is_read_under_its_team_name():
-    """Green discs taught as the "red" team's marker (as coins were in one rule sheet)."""
+def _taught_marker_scene():
+    """Seed 41 (easy, classic) with green discs taught as the "red" team's marker and blue chips
+    as blue: the scene, and the colour model taught from two chips of each."""
     cells = _cells_where(lambda card: True)
     chips = {cell: "green" for cell in cells[1::9]}
     chips.update({cell: "blue" for cell in cells[4::9]})
-    spec = random_spec(41, edition="classic", difficulty="easy", labels=_labels("classic", chips))
-    scene = render(spec)
+    scene = render(random_spec(41, edition="classic", difficulty="easy", labels=_labels("classic", chips)))
     truth = np.array(scene.labels, dtype=object)
     reader = CellReader(edition="classic")
     grid = reader.rectify(scene.frame, scene.corners)
     h, w = reader.geometry.cell_h, reader.geometry.cell_w
     samples = {"red": [], "blue": []}
-    for (r, c) in [tuple(rc) for rc in np.argwhere(truth == "green")][:2]:
-        samples["red"].append(grid[r * h + h // 2 - 3 : r * h + h // 2 + 3, c * w + w // 2 - 3 : c * w + w // 2 + 3])
-    for (r, c) in [tuple(rc) for rc in np.argwhere(truth == "blue")][:2]:
-        samples["blue"].append(grid[r * h + h // 2 - 3 : r * h + h // 2 + 3, c * w + w // 2 - 3 : c * w + w // 2 + 3])
+    for team, colour in (("red", "green"), ("blue", "blue")):
+        for (r, c) in [tuple(rc) for rc in np.argwhere(truth == colour)][:2]:
+            samples[team].append(grid[r * h + h // 2 - 3 : r * h + h // 2 + 3, c * w + w // 2 - 3 : c * w + w // 2 + 3])
     white = np.percentile(grid.reshape(-1, 3), 95, axis=0)
-    model = ColourModel.learn(samples, white=white)
+    return scene, ColourModel.learn(samples, white=white)
+
+
+def test_a_taught_marker_is_read_under_its_team_name():
+    """Green discs taught as the "red" team's marker (as coins were in one rule sheet)."""
+    scene, model = _taught_marker_scene()
+    truth = np.array(scene.labels, dtype=object)
     assert model.labels == ("blue", "red")
     read = np.array(_read(scene, model=model).labels, dtype=object)
     assert np.all(read[truth == "green"] == "red")
     assert np.all(read[truth == "blue"] == "blue")
     assert np.all(read[truth == "empty"] == "empty")
+
+
+def test_a_chip_the_patch_network_sees_in_a_colour_the_table_lacks_is_still_a_chip(monkeypatch):
+    """The network sees a taught marker as what it is, a green chip, on a table whose teams are
+    blue and red: were green ruled out, what is left of its belief (empty 3, blue 0) makes the
+    doubtful ones no chip. A white chip is the one colour ruled out where the table has none."""
+    from vision import patch_net
+
+    scene, model = _taught_marker_scene()
+    truth = np.array(scene.labels, dtype=object)
+    logits = np.array([3.0, 0.0, 8.0, -5.0, -5.0, -5.0], np.float32)  # CLASSES order: green, then empty
+    assert patch_net.CLASSES[:3] == ("empty", "blue", "green")
+    monkeypatch.setattr(patch_net.PatchNet, "class_logits", lambda self, patches: np.tile(logits, (len(patches), 1)))
+    reading = _read(scene, model=model)
+    read = np.array(reading.labels, dtype=object)
+    asked = reading.features["patch_probs"].sum(axis=2) > 0
+    assert (asked & (truth == "green")).sum() >= 1  # the network had a say on some markers
+    assert np.all(read[truth == "green"] == "red")
+    assert np.all(reading.features["patch_probs"][..., patch_net.CLASSES.index("flipped")] == 0.0)
 
 
 def test_a_reference_of_the_wrong_size_is_refused():

@@ -801,9 +801,13 @@ class CellReader:
     def _patch_view(self, grid: np.ndarray, feats: dict[str, np.ndarray], asked: np.ndarray,
                     names: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The patch network's class scores and probabilities ``(len(asked), classes)`` for the
-        cells ``asked`` (flat indices), over "empty" and this reader's chip ``names`` only."""
+        cells ``asked`` (flat indices), over "empty", every team colour and this reader's chip
+        ``names``: a chip of a colour the table lacks (a marker taught as a team's, a stray chip of
+        the other set) is still a chip; only a white chip is ruled out where the table has none,
+        a white card looking so like one."""
         patches = cell_patches(grid, feats["white"], asked, self.config.patch)
-        scores = patch_net.only_classes(self.patch_net.class_logits(patches), ("empty", *names))
+        possible = ("empty", *TEAM_COLOURS, *names)
+        scores = patch_net.only_classes(self.patch_net.class_logits(patches), possible)
         return scores, patch_net.probabilities(scores)
 
     def _white_lines_read(self, grid: np.ndarray, feats: dict[str, np.ndarray], logit: np.ndarray,
