@@ -152,18 +152,27 @@ def _shallow_focus(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, 
     return np.clip(np.rint(out), 0, 255).astype(np.uint8), corners
 
 
-def _shadow_band(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A player leaning over, or a lamp's shade: a sharp-edged band of shadow (35 % of the light)
-    a third of the grid's diagonal wide, across the board's middle at 30 degrees on screen.
-    The renderer's shadows are soft and lie beside chips and clutter, never across half the board."""
+def shadow_band(frame: np.ndarray, corners: np.ndarray, *, light: float = 0.35, width: float = 1 / 3,
+                angle: float = 30.0, offset: float = 0.0, softness: float = 0.01) -> np.ndarray:
+    """``frame`` with a band of shadow across the board: ``light`` of the light left in it,
+    ``width`` wide and ``offset`` from the board's middle (both as fractions of the grid's
+    diagonal), at ``angle`` degrees on screen, its edges blurred by ``softness`` of the diagonal."""
     h, w = frame.shape[:2]
     middle = corners.mean(axis=0)
     diagonal = float(np.linalg.norm(corners[2] - corners[0]))
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    across = (xx - middle[0]) * np.float32(np.sin(np.pi / 6)) - (yy - middle[1]) * np.float32(np.cos(np.pi / 6))
-    band = (np.abs(across) < diagonal / 6).astype(np.float32)
-    band = cv2.GaussianBlur(band, (0, 0), 0.01 * diagonal + 1.0)
-    return _scaled(frame, (1.0 - 0.65 * band)[..., None]), corners
+    a = np.deg2rad(angle)
+    across = (xx - middle[0]) * np.float32(np.sin(a)) - (yy - middle[1]) * np.float32(np.cos(a))
+    band = (np.abs(across - offset * diagonal) < width * diagonal / 2).astype(np.float32)
+    band = cv2.GaussianBlur(band, (0, 0), softness * diagonal + 1.0)
+    return _scaled(frame, (1.0 - (1.0 - light) * band)[..., None])
+
+
+def _shadow_band(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A player leaning over, or a lamp's shade: a sharp-edged band of shadow (35 % of the light)
+    a third of the grid's diagonal wide, across the board's middle at 30 degrees on screen.
+    The renderer's shadows are soft and lie beside chips and clutter, never across half the board."""
+    return shadow_band(frame, corners), corners
 
 
 PROCESSING: dict[str, Processing] = {
@@ -206,3 +215,16 @@ def fit_processing(seed: int, share: float) -> tuple[str, Processing]:
     lo, hi = np.log(FIT_SATURATION)
     factor = float(np.exp(rng.uniform(lo, hi)))
     return f"saturation_x{factor:.2f}", _saturation(factor)
+
+
+def fit_shadow(seed: int, share: float) -> Processing:
+    """For a ``share`` of fit scenes, a band of shadow across the board (``shadow_band``) drawn
+    from the seed: light 30-75 %, sharp to soft edges, any width, angle and place; else none.
+    Seeded apart from the scene and from ``fit_processing``."""
+    rng = np.random.default_rng((seed, 0x5AD))
+    if rng.random() >= share:
+        return PROCESSING["plain"]
+    params = {"light": float(rng.uniform(0.3, 0.75)), "width": float(rng.uniform(0.1, 0.45)),
+              "angle": float(rng.uniform(0.0, 180.0)), "offset": float(rng.uniform(-0.3, 0.3)),
+              "softness": float(rng.choice([0.0, 0.0, 0.01, 0.03, 0.06]))}
+    return lambda frame, corners: (shadow_band(frame, np.asarray(corners, np.float32), **params), corners)

@@ -53,14 +53,19 @@ STANDARD, FLIPPED, HARD_FLIPPED = 0, 1, 2
 """Scene groups: ``plain`` and ``reference`` are fitted on the first two, ``jumbo_white`` on all three."""
 
 
-def _flipped_scene(seed: int, difficulty: str):
-    """A Jumbo scene with about a fifth of its cells white chips (anywhere, not only in lines)."""
+def _flipped_spec(seed: int, difficulty: str, chips: str = "standard"):
+    """A Jumbo scene's spec with about a fifth of its cells white chips (anywhere, not only in lines)."""
     rng = np.random.default_rng(seed)
     choices = ["empty"] * 5 + ["flipped"] * 2 + ["yellow", "red", "blue"]
     labels = tuple(
         tuple("free" if is_corner((r, c)) else str(rng.choice(choices)) for c in range(10)) for r in range(10)
     )
-    spec = random_spec(seed, edition="jumbo", difficulty=difficulty, labels=labels)
+    return random_spec(seed, edition="jumbo", difficulty=difficulty, labels=labels, chips=chips)
+
+
+def _flipped_scene(seed: int, difficulty: str):
+    """``_flipped_spec``'s scene rendered, and the same scene without chips."""
+    spec = _flipped_spec(seed, difficulty)
     return render(spec), render(spec, empty=True).frame
 
 

@@ -1,7 +1,7 @@
 """Fit the cell patch network (``vision.patch_net``) on rendered frames and export it as ONNX.
 
 Renders seeded scenes (standard ones of both editions at the normal and hard difficulty, and
-Jumbo scenes dense in white chips, ``fit_cell_model._flipped_scene``, as many again all hard),
+Jumbo scenes dense in white chips, ``fit_cell_model._flipped_spec``, as many again all hard),
 rectifies each at its true corners, and cuts every visible cell into the network's input exactly
 as the reader does (``vision.patch_net.cell_patches``). The reader asks the network only about
 cells its cue network doubts, so the cells that network is sure of weigh less in the loss
@@ -11,14 +11,23 @@ OpenCV reads it back to the same outputs, and prints held-out errors next to the
 hard frames. Seeds: 30000 up (standard), 40000 up (white chips), 44000 up (white chips, hard),
 32000 up (held out); no benchmark uses them.
 
+Real tables vary more than one renderer's scenes: shares of the training scenes are processed
+(``--processed``), crossed by a band of shadow (``--shadowed``), played with another chip set
+whose white side may show any mark or none (``--other-chips``), or placed sloppily, chips up to
+``SLOPPY_JITTER`` of a cell off centre (``--sloppy``); each drawn from the scene's seed apart
+from the scene itself. Cells a hand or an object hides are learned as empty where no chip lies
+under them. Held-out scenes stay plain, their hidden cells left out.
+
     python benchmarks/fit_patch_net.py [--frames 2000] [--flipped-frames 1600] [--hard-flipped-frames 1600]
-        [--sure-weight 0.3] [--processed 0.5] [--epochs 12] [--width 16]
+        [--sure-weight 0.3] [--processed 0.5] [--shadowed 0.3] [--other-chips 0.3] [--sloppy 0.2]
+        [--epochs 12] [--width 16]
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from dataclasses import dataclass, replace
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -27,8 +36,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.camera_processing import fit_processing
-from benchmarks.fit_cell_model import _flipped_scene
+from benchmarks.camera_processing import fit_processing, fit_shadow
+from benchmarks.fit_cell_model import _flipped_spec
 from benchmarks.fit_loop import adam_epochs, cached, export_onnx, fit_parser, load_torch, report_read_back, seed_ranges
 from benchmarks.fit_seeds import PATCH_FLIPPED, PATCH_HARD_FLIPPED, PATCH_HELD_OUT, PATCH_STANDARD
 from engine.layout import CORNERS, SIZE
@@ -40,38 +49,67 @@ STANDARD_SEEDS, FLIPPED_SEEDS, HARD_FLIPPED_SEEDS, HELD_OUT_SEEDS = (
     PATCH_STANDARD.start, PATCH_FLIPPED.start, PATCH_HARD_FLIPPED.start, PATCH_HELD_OUT.start)
 LABELS = (*CLASSES, "free")
 NOT_CORNER = np.array([(r, c) not in CORNERS for r in range(SIZE) for c in range(SIZE)])
+SLOPPY_JITTER = (0.12, 0.3)
+"""Range of the largest chip offset (of a cell) in a sloppily placed scene; the renderer's
+hardest scenes reach 0.12, a hurried hand further."""
 
 
-def _scene(kind: str, seed: int):
-    """A rendered scene: ``standard`` (classic, Jumbo, Jumbo in turn; normal and hard in turn),
+@dataclass(frozen=True)
+class Variety:
+    """Shares of the training scenes varied beyond the renderer's own draw (see the module doc)."""
+
+    processed: float = 0.0
+    shadowed: float = 0.0
+    other_chips: float = 0.0
+    sloppy: float = 0.0
+    hidden_empty: bool = False
+    """Also learn from the cells a hand or an object hides where no chip lies under it, as
+    empty: fingers are no chip (else the network calls skin an orange one)."""
+
+
+def _chance(seed: int, stream: int, share: float) -> np.random.Generator | None:
+    """A generator of its own for scene ``seed`` if this ``share`` of scenes is varied, else None."""
+    rng = np.random.default_rng((seed, stream))
+    return rng if rng.random() < share else None
+
+
+def scene_spec(kind: str, seed: int, variety: Variety):
+    """A scene's spec: ``standard`` (classic, Jumbo, Jumbo in turn; normal and hard in turn),
     ``flipped`` (Jumbo, a fifth of the cells white chips), ``hard_flipped`` (as flipped, all
-    hard) or ``held`` (as standard, all hard)."""
+    hard) or ``held`` (as standard, all hard); another chip set or sloppy placing as ``variety`` draws."""
+    chips = "other" if _chance(seed, 0xC5E7, variety.other_chips) else "standard"
     if kind in ("flipped", "hard_flipped"):
-        return _flipped_scene(seed, "hard" if kind == "hard_flipped" else ("normal", "hard")[seed % 2])[0]
-    edition = ("classic", "jumbo", "jumbo")[seed % 3]
-    difficulty = "hard" if kind == "held" else ("normal", "hard")[seed % 2]
-    return render(random_spec(seed, edition=edition, difficulty=difficulty))
+        spec = _flipped_spec(seed, "hard" if kind == "hard_flipped" else ("normal", "hard")[seed % 2], chips)
+    else:
+        edition = ("classic", "jumbo", "jumbo")[seed % 3]
+        difficulty = "hard" if kind == "held" else ("normal", "hard")[seed % 2]
+        spec = random_spec(seed, edition=edition, difficulty=difficulty, chips=chips)
+    if (rng := _chance(seed, 0x510B, variety.sloppy)) is not None:
+        spec = replace(spec, chip_jitter=float(rng.uniform(*SLOPPY_JITTER)))
+    return spec
 
 
-def cell_rows(job: tuple[str, int, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def cell_rows(job: tuple[str, int, Variety]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One scene's visible non-corner cells: patches ``(k, 6, s, s)`` float16, class index
     ``(k,)`` and the cue network's chip logit ``(k,)``. The job is the scene's kind and seed, and
-    the share of scenes processed first (``camera_processing.fit_processing``)."""
-    kind, seed, processed = job
+    the shares of scenes varied (``Variety``)."""
+    kind, seed, variety = job
     cv2.setNumThreads(1)
-    scene = _scene(kind, seed)
-    frame, _ = fit_processing(seed, processed)[1](scene.frame, scene.corners)
+    scene = render(scene_spec(kind, seed, variety))
+    frame, _ = fit_processing(seed, variety.processed)[1](scene.frame, scene.corners)
+    frame, _ = fit_shadow(seed, variety.shadowed)(frame, scene.corners)
     reader = CellReader(edition=scene.edition)
     grid = reader.rectify(frame, np.asarray(scene.corners, np.float32))
     feats = reader.features(grid)
     _labels, _conf, logit, _probs = reader.decide(feats)
-    cells = np.flatnonzero(NOT_CORNER & ~np.asarray(scene.occluded, bool).ravel())
+    empty = np.asarray(scene.labels).ravel() == "empty"
+    cells = np.flatnonzero(NOT_CORNER & (~np.asarray(scene.occluded, bool).ravel() | (variety.hidden_empty & empty)))
     truth = np.array([LABELS.index(v) for v in np.asarray(scene.labels).ravel()[cells]], np.int64)
     patches = cell_patches(grid, feats["white"], cells)
     return patches.astype(np.float16), truth, logit[cells]
 
 
-def collect(jobs: list[tuple[str, int, float]], workers: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def collect(jobs: list[tuple[str, int, Variety]], workers: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every job's cell rows, stacked."""
     with Pool(workers) as pool:
         parts = pool.map(cell_rows, jobs, chunksize=8)
@@ -139,9 +177,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="weight of the cells the reader never asks the network about (|cue logit| "
                              "at least --sure-logit) against the doubtful ones")
     parser.add_argument("--sure-logit", type=float, default=8.0)
+    parser.add_argument("--seed", type=int, default=0,
+                        help="the fit's own randomness (initial weights, batches, shifts)")
     parser.add_argument("--processed", type=float, default=0.5,
                         help="share of the training scenes whose saturation is scaled first "
                              "(camera_processing.fit_processing); held-out scenes are left plain")
+    parser.add_argument("--shadowed", type=float, default=0.3,
+                        help="share of the training scenes crossed by a band of shadow (camera_processing.fit_shadow)")
+    parser.add_argument("--other-chips", type=float, default=0.3,
+                        help="share of the training scenes played with another chip set (chips.CHIP_SETS)")
+    parser.add_argument("--sloppy", type=float, default=0.2,
+                        help="share of the training scenes whose chips lie up to SLOPPY_JITTER off centre")
     args = parser.parse_args(argv)
     torch = load_torch("fit_patch_net", args.threads)
     if torch is None:
@@ -153,11 +199,11 @@ def main(argv: list[str] | None = None) -> int:
     hard_flipped, _ = seed_ranges(HARD_FLIPPED_SEEDS, args.hard_flipped_frames, HELD_OUT_SEEDS, args.held_out)
 
     def build() -> dict[str, np.ndarray]:
-        share = args.processed
-        jobs = ([("standard", s, share) for s in standard] + [("flipped", s, share) for s in flipped]
-                + [("hard_flipped", s, share) for s in hard_flipped])
+        variety = Variety(args.processed, args.shadowed, args.other_chips, args.sloppy, hidden_empty=True)
+        jobs = ([("standard", s, variety) for s in standard] + [("flipped", s, variety) for s in flipped]
+                + [("hard_flipped", s, variety) for s in hard_flipped])
         x, y, cue_fit = collect(jobs, args.jobs)
-        xh, yh, cue = collect([("held", s, 0.0) for s in held_seeds], args.jobs)
+        xh, yh, cue = collect([("held", s, Variety()) for s in held_seeds], args.jobs)
         return {"x": x, "y": y, "cue_fit": cue_fit, "xh": xh, "yh": yh, "cue": cue}
 
     data = cached(args.cache, build)
@@ -166,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     weight = np.where(doubtful, 1.0, args.sure_weight)
     print(f"{len(y)} training cells ({int(doubtful.sum())} doubtful), {len(yh)} held out, "
           f"in {time.perf_counter() - start:.0f} s", flush=True)
-    net = train(x, y, weight, args.epochs, args.width)
+    net = train(x, y, weight, args.epochs, args.width, args.seed)
     export_onnx(net, args.out, (4, 6, PatchConfig().side, PatchConfig().side), "patches", "logits",
                 free_batch=True)
     onnx_net = PatchNet(args.out)

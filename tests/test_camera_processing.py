@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from benchmarks.camera_processing import FIT_SATURATION, PROCESSING, fit_processing
+from benchmarks.camera_processing import FIT_SATURATION, PROCESSING, fit_processing, fit_shadow
 
 COLOURS = np.array([(0, 0, 255), (0, 255, 0), (255, 0, 0), (0, 255, 255)])
 
@@ -110,3 +110,17 @@ def test_a_fit_processing_scales_the_saturation_by_its_factor_and_leaves_grey_al
     assert _saturation(out[:, :20]) == pytest.approx(factor * _saturation(frame[:, :20]), abs=3)
     assert np.array_equal(out[:, 20:], frame[:, 20:])
     assert np.array_equal(corners, np.zeros((4, 2)))
+
+
+def test_a_fit_scene_is_shaded_for_about_the_share_asked_and_only_ever_darkened():
+    frame = np.full((120, 160, 3), 200, np.uint8)
+    corners = np.array([[20.0, 10.0], [140.0, 10.0], [140.0, 110.0], [20.0, 110.0]])
+    shaded = 0
+    for seed in range(200):
+        out, moved = fit_shadow(seed, 0.3)(frame, corners)
+        assert moved is corners and (out <= frame).all()
+        dark = float((out < 150).mean())
+        shaded += dark > 0
+        assert dark < 0.6  # a band, never the whole board
+    assert 40 < shaded < 80
+    assert all(np.array_equal(fit_shadow(seed, 0.0)(frame, corners)[0], frame) for seed in range(20))
