@@ -82,17 +82,18 @@ def test_a_sure_reading_keeps_its_colour():
 
 
 def test_green_chips_glare_tints_cyan_read_green_in_a_green_and_red_game():
-    """Seed 9660 (hard, classic): a lamp over green felt; the reader's hue rule calls five green
-    chips blue, unsure, beside dozens of clear green and red chips."""
+    """Seed 9660 (hard, classic): a lamp over green felt; the reader's hue rule calls three green
+    chips blue, unsure, beside dozens of clear green and red chips (five until the patch
+    network's refit on other chip sets)."""
     scene = render(random_spec(9660, edition="classic", difficulty="hard"))
     teams = {v for row in scene.labels for v in row} - {"free", "empty"}
     assert teams == {"green", "red"}
-    cells = [(0, 1), (1, 2), (2, 0), (2, 1), (2, 2)]
+    cells = [(0, 1), (2, 0), (2, 2)]
     assert all(scene.labels[r][c] == "green" for r, c in cells)
     alone = detect(scene.frame, corners=scene.corners, edition="classic", config=DetectConfig(teams=None))
-    assert [alone.labels[r][c] for r, c in cells] == ["blue"] * 5
+    assert [alone.labels[r][c] for r, c in cells] == ["blue"] * 3
     det = detect(scene.frame, corners=scene.corners, edition="classic")
-    assert [det.labels[r][c] for r, c in cells] == ["green"] * 5
+    assert [det.labels[r][c] for r, c in cells] == ["green"] * 3
     assert not any(v == "blue" for row in det.labels for v in row)
     assert ColourModel.default("classic").labels == NAMES  # the order the unit tests above assume
 
@@ -194,13 +195,8 @@ def test_a_doubtful_chip_of_one_teams_hue_takes_that_teams_colour():
 def test_a_board_whose_green_chips_another_hand_painted_teal_reads_them_green():
     """A classic board from a third renderer written apart from ``vision.sim`` (its green chips
     teal, hue 161), cropped from a 1920x1080 frame: the patch network was sure six of them, on
-    court cards, were blue (the reader's confidence 0.0); beside the frame's 22 clear green chips
-    of the same hue they are green. Every cell is read as drawn, true corners given or none."""
-    from dataclasses import replace
-
+    court cards, were blue (the reader's confidence 0.0), until its refit on other chip sets;
+    beside the frame's 22 clear green chips of the same hue they are green either way. Every
+    cell is read as drawn, true corners given or none."""
     frame, truth = other_hand("teal_greens_other_hand")
     assert_read_as_drawn(frame, truth)
-    config = DetectConfig()
-    blind = replace(config, teams=replace(config.teams, like_hue=0.0))
-    missed = np.asarray(detect(frame, corners=np.float32(truth["corners"]), edition="classic", config=blind).labels)
-    assert (missed[np.asarray(truth["cells"]) == "green"] == "blue").sum() == 6

@@ -5,9 +5,11 @@ blurred white card of the Jumbo mat, or a glare-washed chip, leaves those cues n
 empty values. A convolutional network looking at the cell itself, next to its twin card (the
 other cell printed with the same card, so the print it should show), still sees the disc's
 faint outline and the print it hides. It is small (three 3x3 convolution layers over 20x20
-pixels) and run only on the cells the cue network leaves in doubt, so a read stays within its
-time budget. Fitted by ``benchmarks/fit_patch_net.py`` (PyTorch, exported as ONNX) on rendered
-frames that no benchmark uses; run here by ONNX Runtime (``vision.onnx_net``).
+pixels; the file holds the mean of three such networks fitted from other seeds, which fails on
+fewer unfamiliar boards than any one of them) and run only on the cells the cue network leaves
+in doubt, so a read stays within its time budget. Fitted by ``benchmarks/fit_patch_net.py``
+(PyTorch, exported as ONNX) on rendered frames that no benchmark uses; run here by ONNX Runtime
+(``vision.onnx_net``).
 """
 
 from __future__ import annotations
