@@ -205,12 +205,18 @@ FIT_SATURATION = (0.45, 1.8)
 washed colours to a phone's vivid mode."""
 
 
+def in_share(seed: int, stream: int, share: float) -> np.random.Generator | None:
+    """A generator of its own (``stream``) for fit scene ``seed`` if the scene is among the
+    ``share`` a fit script varies this way, else None. Seeded apart from the scene itself, so
+    refitting with another share leaves the scenes alone."""
+    rng = np.random.default_rng((seed, stream))
+    return rng if rng.random() < share else None
+
+
 def fit_processing(seed: int, share: float) -> tuple[str, Processing]:
     """The processing a fit script applies to scene ``seed`` (and to the same scene rendered empty):
-    for a ``share`` of seeds a saturation factor drawn from ``FIT_SATURATION``, else none. Seeded
-    apart from the scene itself, so refitting with another share leaves the scenes alone."""
-    rng = np.random.default_rng((seed, 0x5A7))
-    if rng.random() >= share:
+    for a ``share`` of seeds a saturation factor drawn from ``FIT_SATURATION``, else none."""
+    if (rng := in_share(seed, 0x5A7, share)) is None:
         return "plain", PROCESSING["plain"]
     lo, hi = np.log(FIT_SATURATION)
     factor = float(np.exp(rng.uniform(lo, hi)))
@@ -220,9 +226,8 @@ def fit_processing(seed: int, share: float) -> tuple[str, Processing]:
 def fit_shadow(seed: int, share: float) -> Processing:
     """For a ``share`` of fit scenes, a band of shadow across the board (``shadow_band``) drawn
     from the seed: light 30-75 %, sharp to soft edges, any width, angle and place; else none.
-    Seeded apart from the scene and from ``fit_processing``."""
-    rng = np.random.default_rng((seed, 0x5AD))
-    if rng.random() >= share:
+    Seeded apart from ``fit_processing``."""
+    if (rng := in_share(seed, 0x5AD, share)) is None:
         return PROCESSING["plain"]
     params = {"light": float(rng.uniform(0.3, 0.75)), "width": float(rng.uniform(0.1, 0.45)),
               "angle": float(rng.uniform(0.0, 180.0)), "offset": float(rng.uniform(-0.3, 0.3)),

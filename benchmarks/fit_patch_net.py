@@ -41,7 +41,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.camera_processing import fit_processing, fit_shadow
+from benchmarks.camera_processing import fit_processing, fit_shadow, in_share
 from benchmarks.fit_cell_model import _flipped_spec
 from benchmarks.fit_loop import (
     adam_epochs,
@@ -81,24 +81,18 @@ class Variety:
     empty: fingers are no chip (else the network calls skin an orange one)."""
 
 
-def _chance(seed: int, stream: int, share: float) -> np.random.Generator | None:
-    """A generator of its own for scene ``seed`` if this ``share`` of scenes is varied, else None."""
-    rng = np.random.default_rng((seed, stream))
-    return rng if rng.random() < share else None
-
-
 def scene_spec(kind: str, seed: int, variety: Variety):
     """A scene's spec: ``standard`` (classic, Jumbo, Jumbo in turn; normal and hard in turn),
     ``flipped`` (Jumbo, a fifth of the cells white chips), ``hard_flipped`` (as flipped, all
     hard) or ``held`` (as standard, all hard); another chip set or sloppy placing as ``variety`` draws."""
-    chips = "other" if _chance(seed, 0xC5E7, variety.other_chips) else "standard"
+    chips = "other" if in_share(seed, 0xC5E7, variety.other_chips) else "standard"
     if kind in ("flipped", "hard_flipped"):
         spec = _flipped_spec(seed, "hard" if kind == "hard_flipped" else ("normal", "hard")[seed % 2], chips)
     else:
         edition = ("classic", "jumbo", "jumbo")[seed % 3]
         difficulty = "hard" if kind == "held" else ("normal", "hard")[seed % 2]
         spec = random_spec(seed, edition=edition, difficulty=difficulty, chips=chips)
-    if (rng := _chance(seed, 0x510B, variety.sloppy)) is not None:
+    if (rng := in_share(seed, 0x510B, variety.sloppy)) is not None:
         spec = replace(spec, chip_jitter=float(rng.uniform(*SLOPPY_JITTER)))
     return spec
 
@@ -116,9 +110,10 @@ def cell_rows(job: tuple[str, int, Variety]) -> tuple[np.ndarray, np.ndarray, np
     grid = reader.rectify(frame, np.asarray(scene.corners, np.float32))
     feats = reader.features(grid)
     _labels, _conf, logit, _probs = reader.decide(feats)
-    empty = np.asarray(scene.labels).ravel() == "empty"
-    cells = np.flatnonzero(NOT_CORNER & (~np.asarray(scene.occluded, bool).ravel() | (variety.hidden_empty & empty)))
-    truth = np.array([LABELS.index(v) for v in np.asarray(scene.labels).ravel()[cells]], np.int64)
+    labels = np.asarray(scene.labels).ravel()
+    hidden = np.asarray(scene.occluded, bool).ravel()
+    cells = np.flatnonzero(NOT_CORNER & (~hidden | (variety.hidden_empty & (labels == "empty"))))
+    truth = np.array([LABELS.index(v) for v in labels[cells]], np.int64)
     patches = cell_patches(grid, feats["white"], cells)
     return patches.astype(np.float16), truth, logit[cells]
 

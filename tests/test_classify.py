@@ -208,7 +208,7 @@ def test_a_chip_the_patch_network_sees_in_a_colour_the_table_lacks_is_still_a_ch
 
     scene, model = _taught_marker_scene()
     truth = np.array(scene.labels, dtype=object)
-    logits = np.array([3.0, 0.0, 8.0, -5.0, -5.0, -5.0], np.float32)  # CLASSES order: green, then empty
+    logits = np.array([3.0, 0.0, 8.0, -5.0, -5.0, -5.0], np.float32)  # green most, then empty (CLASSES order)
     assert patch_net.CLASSES[:3] == ("empty", "blue", "green")
     monkeypatch.setattr(patch_net.PatchNet, "class_logits", lambda self, patches: np.tile(logits, (len(patches), 1)))
     reading = _read(scene, model=model)
