@@ -379,7 +379,7 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
         z = -1.0 if best is None else best.z
         shown = math.floor(z * 100.0) / 100.0  # cut, not rounded: 5.496 is not the 5.5 asked
         hint = (_cut_hint(board, best, (w, h), config)
-                or "check that the whole board is in view, in focus and evenly lit")
+                or "check that the whole board is in view, in focus, evenly lit and clear of hands")
         return GridFit.failed(
             f"{NO_BOARD}no grid in the picture shows a Sequence board's cards plainly enough (their red and "
             f"black print reads z {shown:.2f} where {config.min_z:.1f} is needed, {config.min_z_margin:.1f} clear "
