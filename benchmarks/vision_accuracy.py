@@ -257,6 +257,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--click", type=float, default=0.0, metavar="CELLS",
                         help="corners given as a person clicks them on a photo: each this many cells "
                              "off the truth, in a direction drawn from the frame's seed (default 0: exact)")
+    parser.add_argument("--chip-offset", type=float, default=None, metavar="CELLS",
+                        help="chips placed sloppily: each off its cell's centre by up to this many cells "
+                             "along each side (default: the difficulty's own, 0.02 to 0.12)")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     modes = [m for m in args.modes.split(",") if m]
@@ -273,6 +276,8 @@ def main(argv: list[str] | None = None) -> int:
         spec = random_spec(seed, edition=edition, difficulty=difficulty, printing=args.printing, chips=args.chips,
                            size=args.size)
         spec = with_chip_piles(spec, args.piles)
+        if args.chip_offset is not None:
+            spec = dataclasses.replace(spec, chip_jitter=args.chip_offset)
         scene = render(spec)
         truth = np.asarray(scene.labels, dtype=object)
         visible = ~np.asarray(scene.occluded, dtype=bool)
@@ -297,8 +302,9 @@ def main(argv: list[str] | None = None) -> int:
             if args.dump and wrong:
                 dump_failures(args.dump, f"{mode}_s{seed}_{difficulty}_{scene.edition}", scene.frame,
                               scene.corners, scene.edition, wrong)
+    sloppy = f"chips up to {args.chip_offset:g} cell off centre; " if args.chip_offset is not None else ""
     print(f"vision accuracy: {args.frames} frames from seed {args.seed} ({', '.join(diffs)}; {', '.join(eds)}; "
-          f"{args.printing} printing; {args.chips} chips; {args.piles} piles of chips; "
+          f"{args.printing} printing; {args.chips} chips; {args.piles} piles of chips; {sloppy}"
           f"{args.size[0]}x{args.size[1]}) in {time.perf_counter() - start:.0f} s")
     if warning := fitted_warning(range(args.seed, args.seed + args.frames)):
         print(warning)

@@ -277,6 +277,44 @@ class ReaderConfig:
     the chip logit as it stands made 61 white chips white that ended another colour, 26 of them
     by the pale rule alone; and one yellow chip white, at 0.9991 under local tone mapping.)"""
     patch: PatchConfig = field(default_factory=PatchConfig)
+    off_centre_chroma: float = 0.6
+    """A pixel may be a chip's face where its chroma (white-balanced Lab) is at least this share of
+    its colour's chips' (``CellReader._chip_looks``)."""
+    off_centre_chroma_min: float = 22.0
+    """And at least this (a card's white reads under 10)."""
+    off_centre_chips: int = 3
+    """Sure chips of a colour the frame must show for their look to count (else the prototype's)."""
+    off_centre_hue: float = 25.0
+    """Degrees of Lab hue a chip's face may be from its colour's (a team's chips agree within a
+    few; skin and brown lie 20 to 30 from the red chips)."""
+    off_centre_inset: float = 0.24
+    """A chip's middle lies at least this far (fraction of the cell's smaller side) inside a region
+    of that chroma: pips, indices and print strokes are narrower; a chip, 0.3 to 0.4 of the
+    side in radius, is deeper."""
+    off_centre_depth: float = 0.5
+    """And at most this far: a wider coloured region is a box, a sleeve or a card lying over the
+    board, not a chip."""
+    off_centre_reach: float = 0.25
+    off_centre_fall: float = 0.5
+    """A middle's depth falls by at least this share of ``off_centre_reach`` (fraction of the
+    smaller side) that far away, every way but one: a chip's disc is a cone of depth (a chip of
+    the same team touching it holds it up one way); along an arm, a sleeve, a finger or a mug's
+    rim the depth stays, both ways."""
+    off_centre_apart: float = 0.2
+    """Two middles of one colour are at least this far apart (fraction of the smaller side): two
+    chips of one team in neighbouring cells, each put down off centre towards the other."""
+    off_centre_shift: float = 0.18
+    """A chip's middle this far from its cell's centre (fraction of the smaller side) has the cell
+    read again about it (``CellReader._off_centre_chips``); nearer, the first read saw the chip
+    where it was (chips up to 0.2 of a cell off each way lose nothing)."""
+    off_centre_edge: float = 0.1
+    """A middle nearer than this to the cell's edge (fraction of the cell) is not read again: which
+    cell such a chip is in, the picture cannot say (nor, often, the players)."""
+    off_centre_logit: float = 2.0
+    """Chip logit the read about the middle must reach for the cell to hold that chip."""
+    off_centre_sure: float = 0.9
+    """And the confidence (its colour as plain as its chip): a hand's fingers over a card show a
+    pale, roundish patch of a red chip's hue, but nothing like its colour."""
 
 
 @dataclass(frozen=True)
@@ -360,6 +398,96 @@ def _sample_plan(geom: GridGeometry, cfg: ReaderConfig) -> tuple[np.ndarray, ...
     return plan
 
 
+def chip_middles(a: np.ndarray, b: np.ndarray, hues: np.ndarray, chroma_floor: np.ndarray, geom: GridGeometry,
+                 cfg: ReaderConfig) -> np.ndarray:
+    """Where a coloured chip's middle lies in each cell, and of which colour: ``(100, 3)`` float32,
+    pixels down and across from the cell's centre and the index into ``hues`` (the chip colours'
+    Lab hue angles, degrees); 0, 0, -1 where none does (the widest, where several do). ``a``,
+    ``b``: the white-balanced Lab planes of the rectified grid. A pixel is taken for a chip's face
+    where its hue is within ``off_centre_hue`` of a colour's and its chroma at least that colour's
+    ``chroma_floor``.
+
+    A chip put down off centre still shows a disc of its colour. In the regions of chip-like
+    chroma, split by the nearest chip hue (a red chip lying over a yellow one leaves two), a
+    disc's middle is the point farthest from the region's edge: a local peak of the distance to
+    it, at least ``off_centre_inset`` deep (print strokes and pips are narrower), at most
+    ``off_centre_depth`` (a box is wider), and a peak every way, not a ridge (``_peaked``: an arm,
+    a sleeve, a finger). Two chips of one team touching (a line put down carelessly) make one
+    region with two peaks. A middle belongs to the cell it lies in, so a chip reaching into its
+    neighbour is counted in one cell only. Looked at every second pixel each way: a middle is
+    still placed to a pixel or two, within the rim search.
+    """
+    h, w = geom.cell_h, geom.cell_w
+    out = np.zeros((N_CELLS, 3), np.float32)
+    out[:, 2] = -1
+    if len(hues) == 0:
+        return out
+    s = 2  # (the pixel step)
+    side = min(h, w) / s
+    apart = max(1, round(cfg.off_centre_apart * side))
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * apart + 1, 2 * apart + 1))
+    chroma, angle = cv2.cartToPolar(np.ascontiguousarray(a[::s, ::s]), np.ascontiguousarray(b[::s, ::s]),
+                                    angleInDegrees=True)
+    # Each pixel's nearest chip hue, 1-based (0: not coloured enough to be a chip's face).
+    nearest = cv2.LUT(cv2.convertScaleAbs(angle, alpha=255.0 / 360.0), _hue_lookup(hues, cfg.off_centre_hue))
+    nearest[chroma <= np.concatenate([[np.inf], chroma_floor]).astype(np.float32)[nearest]] = 0
+    # (A chip's moulded ring and highlight leave thin greyer lines across its face.)
+    nearest = cv2.medianBlur(nearest, 3)
+    # How deep each pixel lies in its colour's region: the distance to where the colour changes
+    # (one distance transform for every colour; the change itself is a pixel wide), and to the
+    # grid's edge (where chips are sought: a chip pushed half over it is still found) or not
+    # (where their outline is judged: an arm reaching in from the table goes on past it).
+    open_depth = _depth(nearest)
+    nearest = cv2.copyMakeBorder(nearest, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+    depth = _depth(nearest)
+    peak = cv2.bitwise_and(cv2.compare(depth, cv2.dilate(depth, kernel), cv2.CMP_GE),
+                           cv2.inRange(depth, cfg.off_centre_inset * side, cfg.off_centre_depth * side))
+    ys, xs = np.nonzero(peak)  # (a plateau's pixels all lie in one cell, or near its edge)
+    colour = nearest[ys, xs]
+    reach = cfg.off_centre_reach * side
+    round_ = _peaked(open_depth, ys - 1, xs - 1, reach) >= cfg.off_centre_fall * reach
+    x, y, depth, colour = xs[round_], ys[round_], depth[ys, xs][round_], colour[round_].astype(np.float32) - 1
+    if depth.size == 0:
+        return out
+    order = np.argsort(depth)  # the widest last, so it is the one its cell keeps
+    x, y = (x[order] - 1) * s + (s - 1) / 2, (y[order] - 1) * s + (s - 1) / 2  # (back from the border and step)
+    row = np.clip(y // h, 0, SIZE - 1).astype(np.intp)
+    col = np.clip(x // w, 0, SIZE - 1).astype(np.intp)
+    # (pixel i is centred at i + 0.5, a cell's centre at h / 2 from its edge)
+    out[row * SIZE + col] = np.stack([y - row * h - (h - 1) / 2, x - col * w - (w - 1) / 2, colour[order]], axis=1)
+    return out
+
+
+def _depth(labels: np.ndarray) -> np.ndarray:
+    """Each pixel's distance (plus one) to where ``labels`` (uint8, 0: none) change, ``float32``;
+    1 where the label is 0. The image's own edge is no change."""
+    change = cv2.morphologyEx(labels, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+    inside = cv2.bitwise_and(cv2.compare(change, 0, cv2.CMP_EQ), cv2.compare(labels, 0, cv2.CMP_GT))
+    return cv2.distanceTransform(inside, cv2.DIST_L2, 3) + np.float32(1.0)
+
+
+def _peaked(depth: np.ndarray, ys: np.ndarray, xs: np.ndarray, reach: float) -> np.ndarray:
+    """How far ``depth`` falls ``reach`` pixels away from each point (``ys``, ``xs``), at the
+    least, over four lines through it (whichever way along a line falls more), ``(points,)``:
+    about ``reach`` at a disc's middle (the depth falls every way), nothing on the ridge of a
+    strip (an arm, a finger, a mug's rim: along it the depth stays). A chip of the same team
+    touching this one holds the depth up one way only."""
+    angle = np.linspace(0.0, 2.0 * np.pi, 8, endpoint=False)
+    height, width = depth.shape
+    y = np.clip(np.rint(ys[:, None] + reach * np.sin(angle)), 0, height - 1).astype(np.intp)
+    x = np.clip(np.rint(xs[:, None] + reach * np.cos(angle)), 0, width - 1).astype(np.intp)
+    fall = depth[np.clip(ys, 0, height - 1), np.clip(xs, 0, width - 1)][:, None] - depth[y, x]
+    return np.maximum(fall[:, :4], fall[:, 4:]).min(axis=1)  # (opposite ways lie 4 apart)
+
+
+def _hue_lookup(hues: np.ndarray, within: float) -> np.ndarray:
+    """``cv2.LUT`` table ``(256,)`` uint8 from a hue angle scaled to 0..255 to the 1-based index of
+    the nearest of ``hues`` (degrees), 0 where none is within ``within`` degrees."""
+    angle = np.arange(256) * 360.0 / 255.0
+    apart = np.abs((angle[:, None] - np.asarray(hues, np.float64)[None, :] + 180.0) % 360.0 - 180.0)
+    return np.where(apart.min(axis=1) <= within, apart.argmin(axis=1) + 1, 0).astype(np.uint8)
+
+
 def _neighbour_index() -> np.ndarray:
     """For each cell (row-major), its 3x3 neighbourhood's cells with edges replicated, ``(100, 9)``."""
     rows, cols = np.divmod(np.arange(N_CELLS), SIZE)
@@ -402,6 +530,88 @@ def _neighbour_median(values: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(middle.T).reshape(SIZE, SIZE, channels)
 
 
+@dataclass
+class _Prepared:
+    """One rectified grid as every cue is read from it, computed once per read."""
+
+    grid: np.ndarray
+    """The rectified grid ``(10h, 10w, 3)`` uint8 BGR."""
+    lab: np.ndarray
+    """It white-balanced per cell, in Lab ``(10h, 10w, 3)`` float32."""
+    lab_planes: tuple[np.ndarray, ...]
+    """The L, a and b planes of ``lab``."""
+    white: np.ndarray
+    """Each cell's white ``(10, 10, 3)``."""
+    levels: np.ndarray
+    """Each channel's clipping level (``vision.clipping.clip_levels``) ``(3,)``."""
+
+    @functools.cached_property
+    def gradient(self) -> tuple[np.ndarray, np.ndarray]:
+        """The lightness gradient across and down, flat ``(10h * 10w,)`` each (L units per pixel)."""
+        lightness = self.lab_planes[0]
+        return (cv2.Sobel(lightness, cv2.CV_32F, 1, 0, ksize=3, scale=0.125).reshape(-1),
+                cv2.Sobel(lightness, cv2.CV_32F, 0, 1, ksize=3, scale=0.125).reshape(-1))
+
+
+@dataclass(frozen=True)
+class _Samples:
+    """The flat indices (into the rectified grid) a read gathers each cell's chip cues from."""
+
+    core3: np.ndarray
+    """Central disc, ``(3, 100, n)`` into an interleaved ``(10h, 10w, 3)`` image (all channels in one gather)."""
+    cover3: np.ndarray
+    """Covered disc, likewise ``(3, 100, n)``."""
+    cover: np.ndarray
+    """Covered disc ``(100, n)``."""
+    cover_shifted: np.ndarray
+    """The covered disc plus each one-pixel shift ``(9, 100, n)``: the empty look to compare with."""
+    twin_shifted: np.ndarray
+    """The twin cell's covered disc plus each one-pixel shift ``(9, 100, n)``."""
+    ring_in: np.ndarray
+    ring_mid: np.ndarray
+    ring_out: np.ndarray
+    """Inside, on and outside each rim hypothesis, ``(100, n_hyp, A)``."""
+    rim: np.ndarray
+    """Each rim hypothesis at each radial offset, ``(k, 100, n_hyp, A)``."""
+
+    @classmethod
+    def centred(cls, plan: tuple[np.ndarray, ...], row: int) -> _Samples:
+        """The sets of ``_sample_plan`` about each cell's centre (``row``: the grid's width in pixels)."""
+        core, _outer, cover, ring_in, ring_mid, ring_out, rim = plan[:7]
+        channel = np.arange(3).reshape(3, 1, 1)
+        shifts = np.array([dy * row + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1)]).reshape(-1, 1, 1)
+        return cls(core[None] * 3 + channel, cover[None] * 3 + channel, cover, cover[None] + shifts,
+                   cover[TWIN][None] + shifts, ring_in, ring_mid, ring_out, rim)
+
+    def of_cells(self, cells: np.ndarray) -> _Samples:
+        """The sets of ``cells`` (flat indices ``(k,)``) only, in that order."""
+        return _Samples(self.core3[:, cells], self.cover3[:, cells], self.cover[cells], self.cover_shifted[:, cells],
+                        self.twin_shifted[:, cells], self.ring_in[cells], self.ring_mid[cells], self.ring_out[cells],
+                        self.rim[:, cells])
+
+    def moved(self, offsets: np.ndarray, size: tuple[int, int]) -> _Samples:
+        """These sets with each cell's (row's) moved by its ``offsets`` ``(cells, 2)`` (pixels
+        down, across), its twin's by the same (the same place on the same card), clipped to the
+        grid ``size`` (width, height)."""
+        width, height = size
+        dy, dx = (np.asarray(offsets, np.intp)[:, k] for k in (0, 1))
+
+        def move(idx: np.ndarray, cell_axis: int) -> np.ndarray:
+            shape = [1] * idx.ndim
+            shape[cell_axis] = len(dy)
+            y, x = np.divmod(idx, width)
+            y = np.clip(y + dy.reshape(shape), 0, height - 1)
+            x = np.clip(x + dx.reshape(shape), 0, width - 1)
+            return y * width + x
+
+        channel = np.arange(3).reshape(3, 1, 1)
+        core = move(self.core3[0] // 3, 0)
+        cover = move(self.cover, 0)
+        return _Samples(core[None] * 3 + channel, cover[None] * 3 + channel, cover,
+                        move(self.cover_shifted, 1), move(self.twin_shifted, 1),
+                        move(self.ring_in, 0), move(self.ring_mid, 0), move(self.ring_out, 0), move(self.rim, 1))
+
+
 class CellReader:
     """Reads all 100 cells of a board; build once per table, call ``read`` per frame."""
 
@@ -423,20 +633,12 @@ class CellReader:
         self._white_model = ColourModel(
             {"flipped": self.colour_model.prototypes.get("flipped", DEFAULT_PROTOTYPES["flipped"])}
         )
-        (self._core, self._outer, self._cover, self._ring_in, self._ring_mid, self._ring_out, self._rim,
-         self._cos, self._sin) = _sample_plan(self.geometry, config)
-        row = self.geometry.size[0]
-        self._shifts = [dy * row + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
-        # The same sets as indices into an interleaved ``(10h, 10w, 3)`` image, ``(3, 100, n)``: all
-        # three channels in one gather.
+        plan = _sample_plan(self.geometry, config)
+        self._outer, self._cos, self._sin = plan[1], plan[7], plan[8]
         channel = np.arange(3).reshape(3, 1, 1)
-        self._outer3, self._core3, self._cover3 = (
-            i[None] * 3 + channel for i in (self._outer, self._core, self._cover)
-        )
-        # Every covered disc, and its twin's, shifted by each one-pixel offset: ``(9, 100, n)``.
-        shifts = np.asarray(self._shifts).reshape(-1, 1, 1)
-        self._cover_shifted = self._cover[None] + shifts
-        self._twin_shifted = self._cover[TWIN][None] + shifts
+        # The outer corners as indices into an interleaved ``(10h, 10w, 3)`` image, ``(3, 100, n)``.
+        self._outer3 = self._outer[None] * 3 + channel
+        self._samples = _Samples.centred(plan, self.geometry.size[0])
         self._ref_lab: np.ndarray | None = None
         self._ref_planes: list[np.ndarray] = []
         if reference_patches is not None:
@@ -485,34 +687,50 @@ class CellReader:
         return balanced_lab(balanced, overwrite=True), white
 
     def features(self, grid: np.ndarray) -> dict[str, np.ndarray]:
-        """Per-cell cues from a rectified grid; every value ``(100,)`` or ``(100, k)`` float32.
+        """Per-cell cues from a rectified grid; every value ``(100,)`` or ``(100, k)`` float32."""
+        return self._features(self._prepared(grid))
+
+    def _prepared(self, grid: np.ndarray) -> _Prepared:
+        """What every cue of ``grid`` is read from (``_Prepared``)."""
+        lab, white = self._balanced_lab(grid)
+        return _Prepared(grid, lab, cv2.split(lab), white, clip_levels(grid, self.config.saturated_level))
+
+    def _features(self, prep: _Prepared) -> dict[str, np.ndarray]:
+        """``features`` of a ``_prepared`` grid."""
+        feats = self._disc_cues(prep, self._samples)
+        feats["white"] = prep.white.reshape(N_CELLS, 3)
+        feats["brightness"] = feats["white"].mean(axis=1)
+        return feats
+
+    def _disc_cues(self, prep: _Prepared, smp: _Samples) -> dict[str, np.ndarray]:
+        """The cues read about each cell's chip disc, for the cells (rows) of the sample sets
+        ``smp``: every value ``(cells,)`` or ``(cells, k)`` float32.
 
         Channels are handled as separate planes (``cv2.split``) or gathered as a leading axis of
         three: NumPy reduces a trailing axis of length 3 slowly, and this is the per-frame hot path.
         """
         cfg = self.config
-        lab, white = self._balanced_lab(grid)
-        lab_planes = cv2.split(lab)
+        grid, lab, lab_planes = prep.grid, prep.lab, prep.lab_planes
         planes = [p.reshape(-1) for p in lab_planes]
-        raw = np.take(grid.reshape(-1), self._core3)  # (3, 100, n): B, G, R
-        levels = clip_levels(grid, cfg.saturated_level)[:, None, None]
+        raw = np.take(grid.reshape(-1), smp.core3)  # (3, 100, n): B, G, R
+        levels = prep.levels[:, None, None]
         clipped = (raw >= levels).sum(axis=0)  # channels the camera clipped, per pixel
         saturated = (clipped > 0).mean(axis=1)
         glare = ((clipped >= 2) & (raw >= cfg.glare_floor * levels).all(axis=0)).mean(axis=1)
         flat = lab.reshape(-1)
-        core = np.take(flat, self._core3)  # (3, 100, n): L, a, b
+        core = np.take(flat, smp.core3)  # (3, 100, n): L, a, b
         core_med = _row_median(core)  # (3, 100)
         med = np.ascontiguousarray(core_med.T)  # (100, 3)
         spread = _row_median(np.sqrt(np.square(core - core_med[..., None]).sum(axis=0)))
-        cover = np.take(flat, self._cover3)
+        cover = np.take(flat, smp.cover3)
         texture = np.sqrt(np.square(cover - _row_median(cover)[..., None]).sum(axis=0)).mean(axis=1)
         chroma_high, hue_coherence = self._disc_colour(cover)
         # A chip face against the card is a colour step across the rim; a chip's dark edge and
         # shadow a line on it. Both in L1 Lab units (cheaper than ΔE, same ordering of evidence).
-        step = np.zeros(self._ring_in.shape, np.float32)
-        line = np.zeros(self._ring_in.shape, np.float32)
+        step = np.zeros(smp.ring_in.shape, np.float32)
+        line = np.zeros(smp.ring_in.shape, np.float32)
         for p in planes:  # in place: these are the largest temporaries of a read
-            inner, mid, outer = np.take(p, self._ring_in), np.take(p, self._ring_mid), np.take(p, self._ring_out)
+            inner, mid, outer = np.take(p, smp.ring_in), np.take(p, smp.ring_mid), np.take(p, smp.ring_out)
             half_sum = np.add(inner, outer)
             half_sum *= 0.5
             step += np.abs(np.subtract(outer, inner, out=outer), out=outer)
@@ -522,9 +740,8 @@ class CellReader:
         k2 = (cfg.ring_angles - 1) // 2
         k3 = int(cfg.arc_quantile * (cfg.ring_angles - 1))
         ring, ring_median, ring_high = (q.max(axis=1) for q in _order_stats(edge, (k, k2, k3)))
-        rim = self._rim_gradient(lab_planes[0])
+        rim = self._rim_gradient(prep, smp.rim)
         rim_low, rim_median, rim_high = (q.max(axis=1) for q in _order_stats(rim, (k, k2, k3)))
-        dist = self.colour_model.distances(med)  # (100, P)
         feats = {
             "white_dist": self._white_model.distances(med)[:, 0],
             "core_lab": med,
@@ -536,18 +753,16 @@ class CellReader:
             "rim_median": rim_median,
             "ring_high": ring_high,
             "rim_high": rim_high,
-            "proto_dist": dist,
-            "white": white.reshape(N_CELLS, 3),
-            "brightness": white.reshape(N_CELLS, 3).mean(axis=1),
+            "proto_dist": self.colour_model.distances(med),  # (100, P)
             "saturated": saturated,
             "glare": glare,
             "chroma_high": chroma_high,
             "hue_coherence": hue_coherence,
         }
-        feats["twin_change"], feats["twin_change_low"], feats["twin_ncc"] = self._twin_change(planes)
+        feats["twin_change"], feats["twin_change_low"], feats["twin_ncc"] = self._twin_change(planes, smp)
         if self._ref_lab is not None:
             (feats["ref_change"], feats["ref_change_low"], feats["ref_median"],
-             feats["ref_ncc"]) = self._reference_change(planes)
+             feats["ref_ncc"]) = self._reference_change(planes, smp)
         return feats
 
     def _disc_colour(self, cover: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -578,7 +793,7 @@ class CellReader:
         shifted = np.take(other[0], shifted_idx)
         cost = np.abs(np.subtract(own[0], shifted, out=shifted), out=shifted).sum(axis=2)
         # (9, 100): how well each one-pixel shift matches, on lightness
-        idx = shifted_idx[cost.argmin(axis=0), np.arange(N_CELLS)]
+        idx = shifted_idx[cost.argmin(axis=0), np.arange(cost.shape[1])]
         aligned = [np.take(q, idx) for q in other]
         d2 = sum((o - q) ** 2 for o, q in zip(own, aligned, strict=True))
         a = own[0] - own[0].mean(axis=1, keepdims=True)
@@ -588,20 +803,19 @@ class CellReader:
         ncc = (a * b).sum(axis=1) / np.sqrt(((a * a).sum(axis=1) + floor) * ((b * b).sum(axis=1) + floor))
         return np.sqrt(d2), ncc
 
-    def _twin_change(self, planes: list[np.ndarray]) -> tuple[np.ndarray, ...]:
+    def _twin_change(self, planes: list[np.ndarray], smp: _Samples) -> tuple[np.ndarray, ...]:
         """Fraction of each covered disc clearly / slightly different from the same place in its
         twin cell (the other cell printed with the same card), and their print correlation, ``(100,)`` each."""
-        delta, ncc = self._shifted_delta(planes, planes, self._cover, self._twin_shifted)
+        delta, ncc = self._shifted_delta(planes, planes, smp.cover, smp.twin_shifted)
         cfg = self.config
         return (delta > cfg.ref_delta).mean(axis=1), (delta > cfg.ref_delta_low).mean(axis=1), ncc
 
-    def _rim_gradient(self, lightness: np.ndarray) -> np.ndarray:
+    def _rim_gradient(self, prep: _Prepared, rims: np.ndarray) -> np.ndarray:
         """|radial lightness gradient| (L units per pixel) on each rim hypothesis, ``(100, n_hyp, A)``:
         a round chip edge is a radial step or line all around, whichever its colour."""
-        gx = cv2.Sobel(lightness, cv2.CV_32F, 1, 0, ksize=3, scale=0.125).reshape(-1)
-        gy = cv2.Sobel(lightness, cv2.CV_32F, 0, 1, ksize=3, scale=0.125).reshape(-1)
+        gx, gy = prep.gradient
         best = None
-        for idx in self._rim:  # in place: (100, n_hyp, A) temporaries are the bulk of the work
+        for idx in rims:  # in place: (100, n_hyp, A) temporaries are the bulk of the work
             radial = np.take(gx, idx)
             radial *= self._cos
             along_y = np.take(gy, idx)
@@ -612,12 +826,12 @@ class CellReader:
         assert best is not None
         return best
 
-    def _reference_change(self, planes: list[np.ndarray]) -> tuple[np.ndarray, ...]:
+    def _reference_change(self, planes: list[np.ndarray], smp: _Samples) -> tuple[np.ndarray, ...]:
         """How each covered disc differs from the empty board: the fraction of clearly changed
         pixels, of slightly changed pixels (a white chip on white card), the median ΔE and the
         print correlation, ``(100,)`` each."""
         assert self._ref_lab is not None
-        delta, ncc = self._shifted_delta(planes, self._ref_planes, self._cover, self._cover_shifted)
+        delta, ncc = self._shifted_delta(planes, self._ref_planes, smp.cover, smp.cover_shifted)
         cfg = self.config
         return (
             (delta > cfg.ref_delta).mean(axis=1),
@@ -908,6 +1122,91 @@ class CellReader:
         conf[CORNER_MASK] = 1.0
         return out.tolist(), conf, logit, patch_probs
 
+    def _chip_looks(self, feats: dict[str, np.ndarray], labels: list[list[str]], conf: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
+        """Per coloured chip (``ColourModel.coloured_labels``), the Lab hue angle (degrees) and the
+        chroma floor a pixel needs to be taken for its face (``chip_middles``): the hue the frame's
+        own sure chips of that colour show, and ``off_centre_chroma`` of their chroma (a camera and
+        a lamp set how vivid a team looks), or the prototype's where the frame shows too few
+        (``off_centre_chips``); the floor never under ``off_centre_chroma_min``. Skin, a sleeve or
+        a wooden table seen past a card are paler than the chips beside them, and of another hue
+        than any team's."""
+        cfg = self.config
+        flat = np.asarray(labels, dtype=object).reshape(N_CELLS)
+        sure = conf.reshape(N_CELLS) >= cfg.off_centre_sure
+        lab = feats["core_lab"]
+        hues, floors = [], []
+        for name in self.colour_model.coloured_labels:
+            seen = (flat == name) & sure
+            if seen.sum() >= cfg.off_centre_chips:
+                a, b = np.median(lab[seen, 1]), np.median(lab[seen, 2])
+            else:
+                a, b = self.colour_model.prototypes[name].mean[1:]
+            hues.append(np.degrees(np.arctan2(b, a)) % 360.0)
+            floors.append(max(cfg.off_centre_chroma * float(np.hypot(a, b)), cfg.off_centre_chroma_min))
+        return np.array(hues, np.float64), np.array(floors, np.float32)
+
+    def _off_centre_chips(
+        self, prep: _Prepared, feats: dict[str, np.ndarray], labels: list[list[str]], conf: np.ndarray,
+        logit: np.ndarray, white_possible: np.ndarray | None,
+    ) -> tuple[list[list[str]], np.ndarray, np.ndarray]:
+        """``decide``'s labels, confidence and chip logit, with each cell that holds a coloured
+        chip's middle off its centre (``chip_middles``, ``_worth_reading_again``) read again about
+        that middle, and given that chip where the network is sure of it there
+        (``off_centre_logit``, ``off_centre_sure``) and surer than about the centre, or sees the
+        same colour. Such a cell's cues in ``feats`` become those of the second read (the rules
+        after the read judge the chip by them); ``feats["chip_middle"]`` holds the middles.
+
+        A read looks for a chip about the cell's centre (a disc, a rim a little either way): a
+        chip put down a quarter of a cell or more off centre shows half a disc there, and card
+        beside it, and reads empty or greyer than it is (rendered frames with chips up to 0.3 of
+        a cell off each way, ``vision_accuracy.py --chip-offset``). The middles are coloured ones
+        only: a white chip off centre on a white card is left to the first read."""
+        cfg = self.config
+        hues, floors = self._chip_looks(feats, labels, conf)
+        middle = feats["chip_middle"] = chip_middles(prep.lab_planes[1], prep.lab_planes[2], hues, floors,
+                                                     self.geometry, cfg)
+        first = np.asarray(labels, dtype=object).reshape(N_CELLS)
+        cells = np.flatnonzero(self._worth_reading_again(middle, first, conf.reshape(N_CELLS)))
+        if cells.size == 0:
+            return labels, conf, logit
+        moved = {name: values.copy() for name, values in feats.items()}
+        smp = self._samples.of_cells(cells).moved(np.rint(middle[cells, :2]).astype(np.intp), self.geometry.size)
+        for name, values in self._disc_cues(prep, smp).items():
+            moved[name][cells] = values
+        moved_logit = self.chip_net.logit(self.decision_inputs(moved))
+        names = np.array(self.colour_model.labels, dtype=object)
+        dist = self._allowed_distances(moved["proto_dist"], names, white_possible)
+        best = self.colour_model.chip_colours(dist.argmin(axis=1), moved["core_lab"])
+        sure = chip_confidence(moved_logit, dist, best, cfg.colour_margin_gain)
+        take = np.zeros(N_CELLS, dtype=bool)
+        take[cells] = True
+        take &= (moved_logit >= cfg.off_centre_logit) & (sure >= cfg.off_centre_sure) & (names[best] != "flipped")
+        take &= (moved_logit > logit) | (first == names[best])
+        if not take.any():
+            return labels, conf, logit
+        for name, values in moved.items():
+            feats[name][take] = values[take]
+        out = first.copy()
+        out[take] = names[best[take]]
+        conf = np.where(take.reshape(SIZE, SIZE), sure.reshape(SIZE, SIZE), conf).astype(np.float32)
+        return out.reshape(SIZE, SIZE).tolist(), conf, np.where(take, moved_logit, logit).astype(np.float32)
+
+    def _worth_reading_again(self, middle: np.ndarray, labels: np.ndarray, conf: np.ndarray) -> np.ndarray:
+        """``(100,)`` bool: the cells whose chip middle (``chip_middles``, ``(100, 3)``) lies at
+        least ``off_centre_shift`` from their centre but not on the line to the next cell
+        (``off_centre_edge``: which cell such a chip is in, the picture cannot say, nor often the
+        players), and that the first read (flat ``labels``, ``conf``) did not already see sure in
+        the middle's colour, unless on a court card: there the rules after the read take a chip
+        greyer than its team's for the card's art."""
+        cfg = self.config
+        geom = self.geometry
+        far = np.hypot(middle[:, 0], middle[:, 1]) >= cfg.off_centre_shift * min(geom.cell_h, geom.cell_w)
+        near_edge = np.maximum(np.abs(middle[:, 0]) / geom.cell_h, np.abs(middle[:, 1]) / geom.cell_w)
+        colour = np.array([*self.colour_model.coloured_labels, ""], dtype=object)[middle[:, 2].astype(np.intp)]
+        seen = (labels == colour) & (conf >= cfg.off_centre_sure) & ~COURT_MASK.ravel()
+        return far & (near_edge <= 0.5 - cfg.off_centre_edge) & ~CORNER_MASK.ravel() & ~seen
+
     def read(
         self, frame: np.ndarray, corners: np.ndarray, *, white_possible: np.ndarray | None = None
     ) -> CellReading:
@@ -917,8 +1216,10 @@ class CellReader:
 
     def read_grid(self, grid: np.ndarray, *, white_possible: np.ndarray | None = None) -> CellReading:
         """Read all cells of an already rectified grid (``(10h, 10w, 3)`` uint8 BGR)."""
-        feats = self.features(grid)
+        prep = self._prepared(grid)
+        feats = self._features(prep)
         labels, conf, logit, patch_probs = self.decide(feats, white_possible=white_possible, grid=grid)
+        labels, conf, logit = self._off_centre_chips(prep, feats, labels, conf, logit, white_possible)
         feats["chip_logit"] = logit
         feats["patch_probs"] = patch_probs
         shaped = {k: v.reshape(SIZE, SIZE, *v.shape[1:]).astype(np.float32, copy=False) for k, v in feats.items()}
