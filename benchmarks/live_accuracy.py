@@ -79,9 +79,10 @@ class GameScore:
 
 
 def game_specs(n: int, seed: int, max_moves: int | None = None, piles: bool = False,
-               fps: float = FPS) -> list[Any]:
+               fps: float = FPS, chip_offset: float | None = None) -> list[Any]:
     """``n`` seeded specs cycling classic/Jumbo and 2/3 teams (``max_moves`` caps each game;
-    ``piles``: each team's chips in a pile beside the board; ``fps``: the camera's frame rate)."""
+    ``piles``: each team's chips in a pile beside the board; ``fps``: the camera's frame rate;
+    ``chip_offset``: how far off centre players put chips down, in cells each way)."""
     from vision.sim import GameSpec
 
     combos = [
@@ -94,7 +95,8 @@ def game_specs(n: int, seed: int, max_moves: int | None = None, piles: bool = Fa
     for k in range(n):
         edition, teams = combos[(seed + k - 1) % len(combos)]  # seed 1 classic, 2 Jumbo, 3 ...
         extra = {} if max_moves is None else {"max_moves": max_moves}
-        specs.append(GameSpec(seed=seed + k, edition=edition, teams=teams, fps=fps, size=SIZE, piles=piles, **extra))
+        specs.append(GameSpec(seed=seed + k, edition=edition, teams=teams, fps=fps, size=SIZE, piles=piles,
+                              chip_offset=chip_offset, **extra))
     return specs
 
 
@@ -332,6 +334,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--piles", action="store_true", help="each team's chips in a pile beside the board")
     parser.add_argument("--fps", type=float, default=FPS,
                         help=f"the camera's frame rate (default {FPS:g}; webcams drop to 5 in a dim room)")
+    parser.add_argument("--chip-offset", type=float, default=None, metavar="CELLS",
+                        help="players put chips down up to this many cells off centre each way "
+                             "(default: the level's own)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the tracker does")
     parser.add_argument("--details", action="store_true", help="list slow events and engine alerts")
     args = parser.parse_args(argv)
@@ -339,7 +344,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--fps must be a positive number of frames a second")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
-    specs = game_specs(args.games, args.seed, args.max_moves, args.piles, args.fps)
+    if args.chip_offset is not None and not 0 <= args.chip_offset <= 0.5:
+        parser.error("--chip-offset must be between 0 and 0.5 cells")
+    specs = game_specs(args.games, args.seed, args.max_moves, args.piles, args.fps, args.chip_offset)
     start = time.perf_counter()
     scores: list[GameScore] = []
     if args.jobs > 1:

@@ -261,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="chips placed sloppily: each off its cell's centre by up to this many cells "
                              "along each side (default: the difficulty's own, 0.02 to 0.12)")
     args = parser.parse_args(argv)
+    if args.chip_offset is not None and not 0 <= args.chip_offset <= 0.5:
+        parser.error("--chip-offset must be between 0 and 0.5 cells")
     cv2.setNumThreads(1)
     modes = [m for m in args.modes.split(",") if m]
     tallies = {m: Tally() for m in modes}

@@ -142,6 +142,8 @@ def test_bad_specs_are_refused() -> None:
         simulate_game(GameSpec(teams=("blue",)))
     with pytest.raises(ValueError, match="edition"):
         simulate_game(GameSpec(edition="travel"))
+    with pytest.raises(ValueError, match="chip_offset"):
+        simulate_game(GameSpec(chip_offset=0.8))
 
 
 def test_frames_are_rendered_with_truth(jumbo) -> None:
@@ -209,6 +211,14 @@ def test_each_team_keeps_a_pile_of_its_chips_beside_the_board(classic) -> None:
     assert not any(c.kind == "chips" for c in classic.scene.clutter)
     assert piled.events == classic.events and len(piled) == len(classic)
     assert all(max(abs(c.x - 5), abs(c.y - 5)) > 5.5 for c in piles)  # beside the grid, not on it
+
+
+def test_players_who_put_chips_down_carelessly_play_the_same_game(classic) -> None:
+    """``chip_offset``: the scene's chips lie that far off centre at most, the game is the same."""
+    sloppy = simulate_game(GameSpec(seed=3, edition="classic", teams=("blue", "green"), size=SMALL, bumps=2,
+                                    leans=1, chip_offset=0.3))
+    assert sloppy.scene.chip_jitter == 0.3 and classic.scene.chip_jitter < 0.2
+    assert sloppy.events == classic.events and len(sloppy) == len(classic)
 
 
 def test_no_chip_is_put_on_a_cell_an_object_hides() -> None:

@@ -58,6 +58,7 @@ class GameSpec:
     block_chance: float = 0.5  # chance a team blocks an opponent's four-in-a-row
     flips: bool | None = None  # flip locked chips to white; None: on the Jumbo mat only
     piles: bool = False  # each team's chips in a pile on the table beside the board
+    chip_offset: float | None = None  # chips put down up to this many cells off centre each way; None: the level's
 
 
 @dataclass(frozen=True)
@@ -192,6 +193,8 @@ def _check(spec: GameSpec) -> None:
             raise ValueError(f"unknown team colour {t!r}; expected one of: {', '.join(TEAM_COLOURS)}")
     if not spec.fps > 0:
         raise ValueError(f"fps must be positive, got {spec.fps!r}")
+    if spec.chip_offset is not None and not 0 <= spec.chip_offset <= 0.5:
+        raise ValueError(f"chip_offset must be between 0 and 0.5 cells, got {spec.chip_offset!r}")
 
 
 class _Script:
@@ -448,6 +451,8 @@ def simulate_game(spec: GameSpec) -> GameSim:
         scene = dataclasses.replace(scene, camera=dataclasses.replace(scene.camera, fill=fill))
     if spec.piles:
         scene = with_chip_piles(scene, len(spec.teams), spec.teams)
+    if spec.chip_offset is not None:
+        scene = dataclasses.replace(scene, chip_jitter=spec.chip_offset)
     # a webcam watching a game meters once and holds (the drift under hands is scripted)
     scene = dataclasses.replace(scene, auto_exposure=render_with(scene, scene.labels).auto_exposure)
     s = _Script(spec, scene, rng)
