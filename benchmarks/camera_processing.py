@@ -6,7 +6,7 @@ renderer's range, a phone's local tone mapping and noise reduction, a lens's vig
 portrait photo, half the pixels, heavy compression, a mirror; and what a real room and a cheap
 lens do that the renderer does not: lamp and window light of two colours across one board, colour
 fringes towards the frame's edges, a near board sharp and its far end blurred, a band of shadow
-across the board).
+across the board, grey or lit blue by a window).
 ``fit_processing`` draws a random saturation for a fit script's scene, so the networks learn
 from colours as strong or as pale as real cameras make them; the renderer itself stays as it
 is, so the accuracy benchmark's frames do not change.
@@ -153,10 +153,12 @@ def _shallow_focus(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, 
 
 
 def shadow_band(frame: np.ndarray, corners: np.ndarray, *, light: float = 0.35, width: float = 1 / 3,
-                angle: float = 30.0, offset: float = 0.0, softness: float = 0.01) -> np.ndarray:
-    """``frame`` with a band of shadow across the board: ``light`` of the light left in it,
-    ``width`` wide and ``offset`` from the board's middle (both as fractions of the grid's
-    diagonal), at ``angle`` degrees on screen, its edges blurred by ``softness`` of the diagonal."""
+                angle: float = 30.0, offset: float = 0.0, softness: float = 0.01,
+                tint: tuple[float, float, float] = (1.0, 1.0, 1.0)) -> np.ndarray:
+    """``frame`` with a band of shadow across the board: ``light`` of the light left in it, times
+    ``tint`` per channel (B, G, R: the colour of the light the shadow still gets), ``width`` wide
+    and ``offset`` from the board's middle (both as fractions of the grid's diagonal), at
+    ``angle`` degrees on screen, its edges blurred by ``softness`` of the diagonal."""
     h, w = frame.shape[:2]
     middle = corners.mean(axis=0)
     diagonal = float(np.linalg.norm(corners[2] - corners[0]))
@@ -164,8 +166,8 @@ def shadow_band(frame: np.ndarray, corners: np.ndarray, *, light: float = 0.35, 
     a = np.deg2rad(angle)
     across = (xx - middle[0]) * np.float32(np.sin(a)) - (yy - middle[1]) * np.float32(np.cos(a))
     band = (np.abs(across - offset * diagonal) < width * diagonal / 2).astype(np.float32)
-    band = cv2.GaussianBlur(band, (0, 0), softness * diagonal + 1.0)
-    return _scaled(frame, (1.0 - (1.0 - light) * band)[..., None])
+    band = cv2.GaussianBlur(band, (0, 0), softness * diagonal + 1.0)[..., None]
+    return _scaled(frame, 1.0 - (1.0 - light * np.asarray(tint, np.float32)) * band)
 
 
 def _shadow_band(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -173,6 +175,13 @@ def _shadow_band(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np
     a third of the grid's diagonal wide, across the board's middle at 30 degrees on screen.
     The renderer's shadows are soft and lie beside chips and clutter, never across half the board."""
     return shadow_band(frame, corners), corners
+
+
+def _daylight_shadow(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A lamp's shadow by a window: the band of ``_shadow_band`` lit only by the daylight, half
+    the light and blue (B, G, R 1.3, 1.0, 0.7 of the lamp's). The renderer's shadows are grey;
+    an independent renderer's daylit ones read as blue chips where they cross a card."""
+    return shadow_band(frame, corners, light=0.5, tint=(1.3, 1.0, 0.7)), corners
 
 
 PROCESSING: dict[str, Processing] = {
@@ -196,6 +205,7 @@ PROCESSING: dict[str, Processing] = {
     "colour_fringes": _colour_fringes,
     "shallow_focus": _shallow_focus,
     "shadow_band": _shadow_band,
+    "daylight_shadow": _daylight_shadow,
 }
 """Each processing by name, the plain frame first."""
 

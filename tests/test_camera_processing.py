@@ -53,6 +53,16 @@ def test_a_shadow_band_shades_the_boards_middle_and_not_its_far_corners():
     assert out[150, 200].tolist() == out[150 + 30, 200 + 52].tolist() == out[150 - 30, 200 - 52].tolist()  # along
 
 
+def test_a_daylight_shadow_is_blue_where_a_lamps_shadow_is_grey():
+    frame = np.full((300, 400, 3), 200, np.uint8)
+    corners = np.array([[100.0, 50.0], [300.0, 50.0], [300.0, 250.0], [100.0, 250.0]])
+    grey, _ = PROCESSING["shadow_band"](frame, corners)
+    blue, _ = PROCESSING["daylight_shadow"](frame, corners)
+    b, g, r = blue[150, 200].astype(int)
+    assert b > g + 20 > r + 40 and grey[150, 200].tolist() == [grey[150, 200, 0]] * 3
+    assert (blue[55, 295] == 200).all()  # not past the band
+
+
 def _centroid(channel: np.ndarray) -> np.ndarray:
     ys, xs = np.nonzero(channel > 100)
     weights = channel[ys, xs].astype(float)
