@@ -30,6 +30,10 @@ All 100 cells are read at once from the rectified grid (``vision.warp``): fixed 
    read white, are read again by a small CNN over the cell's pixels beside its twin card's
    (``vision.patch_net``): its chip-or-not replaces the doubtful logit, and where it is sure a
    chip read white is a team colour (glare), that colour is taken.
+4. *Chips off centre* (``CellReader._off_centre_chips``): a coloured chip put down a quarter of
+   a cell or more off its card's centre shows half a disc where the cues look; its middle is
+   found as a peak of the distance to the edge of its colour's region (``chip_middles``) and
+   the cell read again about it, every sample set moved there.
 
 ``CellReader`` prepares the index sets once; ``read`` is the per-frame hot path, and
 ``CellReading.features`` exposes every per-cell cue (``(10, 10)``) for the live tracker.
