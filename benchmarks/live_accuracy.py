@@ -344,8 +344,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--fps must be a positive number of frames a second")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
-    if args.chip_offset is not None and not 0 <= args.chip_offset <= 0.5:
-        parser.error("--chip-offset must be between 0 and 0.5 cells")
+    from vision.sim.variety import check_chip_offset
+
+    try:
+        check_chip_offset(args.chip_offset)
+    except ValueError as exc:
+        parser.error(str(exc).replace("chip_offset", "--chip-offset"))
     specs = game_specs(args.games, args.seed, args.max_moves, args.piles, args.fps, args.chip_offset)
     start = time.perf_counter()
     scores: list[GameScore] = []

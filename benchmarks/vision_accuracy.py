@@ -34,7 +34,7 @@ from vision.detect import Detection, detect
 from vision.sim import random_spec, render
 from vision.sim.board_art import PRINTINGS
 from vision.sim.chips import CHIP_SETS
-from vision.sim.variety import clicked_corners, with_chip_piles
+from vision.sim.variety import check_chip_offset, clicked_corners, with_chip_offset, with_chip_piles
 from vision.warp import grid_geometry, warp_grid
 
 MODES = ("corners", "reference", "nothing")
@@ -261,8 +261,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="chips placed sloppily: each off its cell's centre by up to this many cells "
                              "along each side (default: the difficulty's own, 0.02 to 0.12)")
     args = parser.parse_args(argv)
-    if args.chip_offset is not None and not 0 <= args.chip_offset <= 0.5:
-        parser.error("--chip-offset must be between 0 and 0.5 cells")
+    try:
+        check_chip_offset(args.chip_offset)
+    except ValueError as exc:
+        parser.error(str(exc).replace("chip_offset", "--chip-offset"))
     cv2.setNumThreads(1)
     modes = [m for m in args.modes.split(",") if m]
     tallies = {m: Tally() for m in modes}
@@ -278,8 +280,7 @@ def main(argv: list[str] | None = None) -> int:
         spec = random_spec(seed, edition=edition, difficulty=difficulty, printing=args.printing, chips=args.chips,
                            size=args.size)
         spec = with_chip_piles(spec, args.piles)
-        if args.chip_offset is not None:
-            spec = dataclasses.replace(spec, chip_jitter=args.chip_offset)
+        spec = with_chip_offset(spec, args.chip_offset)
         scene = render(spec)
         truth = np.asarray(scene.labels, dtype=object)
         visible = ~np.asarray(scene.occluded, dtype=bool)

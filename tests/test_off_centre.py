@@ -50,6 +50,7 @@ def test_a_chip_off_centre_on_a_court_card_keeps_its_colour_through_detect():
         if all(max(abs(cell[0] - r), abs(cell[1] - c)) > 1 for r, c in apart):
             apart.append(cell)
     courts = apart[:6]
+    assert len(courts) == 6
     teams = ("blue", "green", "red")
     labels = [list(row) for row in spec.labels]
     others = [(r, c) for r in range(10) for c in range(10) if not COURT_MAP[r][c] and not is_corner((r, c))]

@@ -454,10 +454,10 @@ def chip_middles(a: np.ndarray, b: np.ndarray, hues: np.ndarray, chroma_floor: n
     colour = nearest[ys, xs]
     reach = cfg.off_centre_reach * side
     round_ = _peaked(open_depth, ys - 1, xs - 1, reach) >= cfg.off_centre_fall * reach
-    x, y, depth, colour = xs[round_], ys[round_], depth[ys, xs][round_], colour[round_].astype(np.float32) - 1
-    if depth.size == 0:
+    x, y, deep, colour = xs[round_], ys[round_], depth[ys, xs][round_], colour[round_].astype(np.float32) - 1
+    if deep.size == 0:
         return out
-    order = np.argsort(depth)  # the widest last, so it is the one its cell keeps
+    order = np.argsort(deep)  # the widest last, so it is the one its cell keeps
     x, y = (x[order] - 1) * s + (s - 1) / 2, (y[order] - 1) * s + (s - 1) / 2  # (back from the border and step)
     row = np.clip(y // h, 0, SIZE - 1).astype(np.intp)
     col = np.clip(x // w, 0, SIZE - 1).astype(np.intp)
@@ -484,7 +484,7 @@ def _peaked(depth: np.ndarray, ys: np.ndarray, xs: np.ndarray, reach: float) -> 
     height, width = depth.shape
     y = np.clip(np.rint(ys[:, None] + reach * np.sin(angle)), 0, height - 1).astype(np.intp)
     x = np.clip(np.rint(xs[:, None] + reach * np.cos(angle)), 0, width - 1).astype(np.intp)
-    fall = depth[np.clip(ys, 0, height - 1), np.clip(xs, 0, width - 1)][:, None] - depth[y, x]
+    fall = depth[ys, xs][:, None] - depth[y, x]
     return np.maximum(fall[:, :4], fall[:, 4:]).min(axis=1)  # (opposite ways lie 4 apart)
 
 
@@ -1211,6 +1211,7 @@ class CellReader:
         geom = self.geometry
         far = np.hypot(middle[:, 0], middle[:, 1]) >= cfg.off_centre_shift * min(geom.cell_h, geom.cell_w)
         near_edge = np.maximum(np.abs(middle[:, 0]) / geom.cell_h, np.abs(middle[:, 1]) / geom.cell_w)
+        # (colour index -1, no middle, picks the "" after the names: no cell reads that)
         colour = np.array([*self.colour_model.coloured_labels, ""], dtype=object)[middle[:, 2].astype(np.intp)]
         seen = (labels == colour) & (conf >= cfg.off_centre_sure) & ~COURT_MASK.ravel()
         return far & (near_edge <= 0.5 - cfg.off_centre_edge) & ~CORNER_MASK.ravel() & ~seen

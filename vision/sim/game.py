@@ -33,7 +33,7 @@ from engine.layout import CORNERS, EDITIONS, SIZE, Cell
 from engine.sequences import WINDOWS, find_sequences
 from vision.sim.clutter import SKIN_TONES, Clutter
 from vision.sim.scene import Labels, SceneSpec, camera_centre, occlusion_of, render_with
-from vision.sim.variety import random_spec, with_chip_piles
+from vision.sim.variety import random_spec, with_chip_offset, with_chip_piles
 
 log = logging.getLogger(__name__)
 
@@ -193,8 +193,6 @@ def _check(spec: GameSpec) -> None:
             raise ValueError(f"unknown team colour {t!r}; expected one of: {', '.join(TEAM_COLOURS)}")
     if not spec.fps > 0:
         raise ValueError(f"fps must be positive, got {spec.fps!r}")
-    if spec.chip_offset is not None and not 0 <= spec.chip_offset <= 0.5:
-        raise ValueError(f"chip_offset must be between 0 and 0.5 cells, got {spec.chip_offset!r}")
 
 
 class _Script:
@@ -451,8 +449,7 @@ def simulate_game(spec: GameSpec) -> GameSim:
         scene = dataclasses.replace(scene, camera=dataclasses.replace(scene.camera, fill=fill))
     if spec.piles:
         scene = with_chip_piles(scene, len(spec.teams), spec.teams)
-    if spec.chip_offset is not None:
-        scene = dataclasses.replace(scene, chip_jitter=spec.chip_offset)
+    scene = with_chip_offset(scene, spec.chip_offset)
     # a webcam watching a game meters once and holds (the drift under hands is scripted)
     scene = dataclasses.replace(scene, auto_exposure=render_with(scene, scene.labels).auto_exposure)
     s = _Script(spec, scene, rng)

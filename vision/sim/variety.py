@@ -239,6 +239,23 @@ def with_chip_piles(spec: SceneSpec, piles: int, teams: tuple[str, ...] | None =
     return replace(spec, clutter=spec.clutter + tuple(items))
 
 
+MAX_CHIP_OFFSET = 0.5
+"""Farthest a chip is put down off its card's centre, in cells each way: past it, it lies on the next card."""
+
+
+def check_chip_offset(cells: float | None) -> float | None:
+    """``cells`` as a chip offset (None: none given); ``ValueError`` outside 0 to ``MAX_CHIP_OFFSET``."""
+    if cells is not None and not 0 <= cells <= MAX_CHIP_OFFSET:
+        raise ValueError(f"chip_offset must be between 0 and {MAX_CHIP_OFFSET:g} cells, got {cells!r}")
+    return cells
+
+
+def with_chip_offset(spec: SceneSpec, cells: float | None) -> SceneSpec:
+    """``spec`` with its chips put down up to ``cells`` of a cell off centre each way, as careless
+    players do (None: as the spec drew them); see ``check_chip_offset``."""
+    return spec if check_chip_offset(cells) is None else replace(spec, chip_jitter=float(cells))
+
+
 def clicked_corners(corners: np.ndarray, cells: float, seed: int) -> np.ndarray:
     """Grid ``corners`` ``(4, 2)`` each moved ``cells`` of the grid's cells (``cell_px``) in a
     direction drawn from ``seed``: where a person's clicks on a photo's grid corners land."""
