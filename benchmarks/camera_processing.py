@@ -233,13 +233,25 @@ def fit_processing(seed: int, share: float) -> tuple[str, Processing]:
     return f"saturation_x{factor:.2f}", _saturation(factor)
 
 
+FIT_SHADOW_TINT = 0.45
+"""Largest log ratio of blue to red (and red to blue) in the light a fit scene's shadow still
+gets: a lamp's shadow by a window is lit by the sky alone, bluer than the lamp by up to about
+1.5x; a daylit room's shadow of a person by the lamp, as much warmer."""
+
+
 def fit_shadow(seed: int, share: float) -> Processing:
     """For a ``share`` of fit scenes, a band of shadow across the board (``shadow_band``) drawn
-    from the seed: light 30-75 %, sharp to soft edges, any width, angle and place; else none.
-    Seeded apart from ``fit_processing``."""
+    from the seed: light 30-75 %, sharp to soft edges, any width, angle and place, and for half
+    of them the light left in it bluer or warmer than the rest (``FIT_SHADOW_TINT``), never
+    brighter than 90 % in any channel; else none. Seeded apart from ``fit_processing``."""
     if (rng := in_share(seed, 0x5AD, share)) is None:
         return PROCESSING["plain"]
     params = {"light": float(rng.uniform(0.3, 0.75)), "width": float(rng.uniform(0.1, 0.45)),
               "angle": float(rng.uniform(0.0, 180.0)), "offset": float(rng.uniform(-0.3, 0.3)),
               "softness": float(rng.choice([0.0, 0.0, 0.01, 0.03, 0.06]))}
+    # Drawn after the rest, so a scene's band stays where an untinted fit put it.
+    shift = float(rng.uniform(-FIT_SHADOW_TINT, FIT_SHADOW_TINT)) if rng.random() < 0.5 else 0.0
+    tint = (float(np.exp(shift)), 1.0, float(np.exp(-shift)))
+    params["tint"] = tint
+    params["light"] = min(params["light"], 0.9 / max(tint))
     return lambda frame, corners: (shadow_band(frame, np.asarray(corners, np.float32), **params), corners)

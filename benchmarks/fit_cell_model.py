@@ -11,7 +11,8 @@ the JSON. The benchmarks' seeds (1000-1299 for still frames, the low seeds of wh
 never used here.
 
     .venv/bin/python benchmarks/fit_cell_model.py [--frames 600] [--hard-frames 600]
-        [--flipped-frames 200] [--hard-flipped-frames 300] [--processed 0.5] [--hidden 16] [--only jumbo_white]
+        [--flipped-frames 200] [--hard-flipped-frames 300] [--processed 0.5] [--shadowed 0.3] [--hidden 16]
+        [--only jumbo_white]
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.camera_processing import fit_processing
+from benchmarks.camera_processing import fit_processing, fit_shadow
 from benchmarks.fit_seeds import CELL_FLIPPED, CELL_HARD, CELL_HARD_FLIPPED, CELL_STANDARD
 from engine.layout import LAYOUT, is_corner
 from vision.cell_model import MODEL_PATH, ChipNet, load_chip_nets, save_chip_nets
@@ -85,10 +86,14 @@ def scenes(frames: int, flipped_frames: int, hard_flipped_frames: int = 0, hard_
 
 
 def cell_table(frames: int, flipped_frames: int, hard_flipped_frames: int = 0, hard_frames: int = 0,
-               processed: float = 0.0) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
+               processed: float = 0.0, shadowed: float = 0.0
+               ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
     """Every decision input of every visible, non-corner cell, its true label, its scene seed and
     its scene group. A ``processed`` share of the scenes (and their empty frames: the same
-    camera) first get a random saturation (``camera_processing.fit_processing``)."""
+    camera) first get a random saturation (``camera_processing.fit_processing``), and a
+    ``shadowed`` share a band of shadow, grey or tinted (``camera_processing.fit_shadow``), over
+    the frame and not the empty one: a player leans over the board during the game, not while
+    it is calibrated."""
     columns: dict[str, list[np.ndarray]] = {}
     truth, seeds, groups = [], [], []
     keep = np.array([LAYOUT[r][c] != "FREE" for r in range(10) for c in range(10)])
@@ -96,6 +101,7 @@ def cell_table(frames: int, flipped_frames: int, hard_flipped_frames: int = 0, h
         _name, process = fit_processing(scene.spec.seed, processed)
         frame, _ = process(scene.frame, scene.corners)
         empty, _ = process(empty, scene.corners)
+        frame, _ = fit_shadow(scene.spec.seed, shadowed)(frame, scene.corners)
         reader = CellReader(edition=scene.edition)
         reader.set_reference(reader.rectify(empty, scene.corners))
         inputs = reader.decision_inputs(reader.features(reader.rectify(frame, scene.corners)))
@@ -158,6 +164,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="more standard scenes at the hard difficulty (fitted on by every network)")
     parser.add_argument("--processed", type=float, default=0.5,
                         help="share of the scenes whose saturation is scaled first (camera_processing.fit_processing)")
+    parser.add_argument("--shadowed", type=float, default=0.3,
+                        help="share of the scenes crossed by a band of shadow, grey or tinted "
+                             "(camera_processing.fit_shadow)")
     parser.add_argument("--hidden", type=int, default=16)
     parser.add_argument("--steps", type=int, default=1500)
     parser.add_argument("--l2", type=float, default=1e-4)
@@ -172,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         table = {k: data[k] for k in data.files if not k.startswith("__")}
     else:
         table, labels, seeds, groups = cell_table(args.frames, args.flipped_frames, args.hard_flipped_frames,
-                                                  args.hard_frames, args.processed)
+                                                  args.hard_frames, args.processed, args.shadowed)
         if args.cache:
             np.savez_compressed(args.cache, __truth=labels, __seed=seeds, __group=groups, **table)
     y = labels != "empty"
@@ -194,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.dry_run:
         note = (f"benchmarks/fit_cell_model.py --frames {args.frames} --flipped-frames {args.flipped_frames} "
                 f"--hard-flipped-frames {args.hard_flipped_frames} --hard-frames {args.hard_frames} "
-                f"--processed {args.processed} "
+                f"--processed {args.processed} --shadowed {args.shadowed} "
                 f"--hidden {args.hidden} --steps {args.steps} "
                 f"--l2 {args.l2}" + (f" --only {args.only}" if args.only else ""))
         # Networks this script does not fit (``white_line``, fitted by fit_line_model.py) are kept.

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from benchmarks.camera_processing import FIT_SATURATION, PROCESSING, fit_processing, fit_shadow
+from benchmarks.camera_processing import FIT_SATURATION, FIT_SHADOW_TINT, PROCESSING, fit_processing, fit_shadow
 
 COLOURS = np.array([(0, 0, 255), (0, 255, 0), (255, 0, 0), (0, 255, 255)])
 
@@ -134,3 +134,18 @@ def test_a_fit_scene_is_shaded_for_about_the_share_asked_and_only_ever_darkened(
         assert dark < 0.6  # a band, never the whole board
     assert 40 < shaded < 80
     assert all(np.array_equal(fit_shadow(seed, 0.0)(frame, corners)[0], frame) for seed in range(20))
+
+
+def test_some_fit_shadows_are_lit_bluer_or_warmer_than_the_board_and_most_not_far():
+    frame = np.full((120, 160, 3), 200, np.uint8)
+    corners = np.array([[20.0, 10.0], [140.0, 10.0], [140.0, 110.0], [20.0, 110.0]])
+    ratios = []
+    for seed in range(300):
+        out = fit_shadow(seed, 0.3)(frame, corners)[0].astype(np.float64)
+        dark = out.sum(axis=2) < 450
+        if dark.any():
+            ratios.append(float(np.median(out[dark][:, 0] / np.maximum(out[dark][:, 2], 1.0))))
+    ratios = np.array(ratios)
+    assert (ratios > 1.2).sum() >= 5 and (ratios < 1 / 1.2).sum() >= 5  # window-lit and lamp-lit shadows
+    assert (np.abs(np.log(ratios)) < 0.05).mean() > 0.4  # and grey ones
+    assert np.abs(np.log(ratios)).max() < 2 * FIT_SHADOW_TINT + 0.1
