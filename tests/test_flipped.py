@@ -324,15 +324,15 @@ def test_a_completed_sequence_is_being_flipped_once_one_of_its_five_is_white():
 def test_white_chips_on_plain_cards_are_found_on_the_line_two_clear_ones_start():
     """A Jumbo mat from a renderer written apart from ``vision.sim`` (white chips with a printed
     star), cropped from a 1280x720 frame: of one line of five white chips, the two on a 2 and a
-    2, whose few pips they hide, are read empty cell by cell (the one on a 3 too, until the patch
-    network's refit on other chip sets); asked because they lie in line with clear white chips,
-    the patch network is sure of them, and the line rule then takes all five. Every cell is read
-    as drawn, true corners given or none."""
+    2 hide few pips. Until the cue network's refit on scenes crossed by shadow bands they were
+    read empty cell by cell, and only the patch network, asked because they lie in line with
+    clear white chips, found them; now each is read white on its own, and the line read leaves
+    them so. Every cell is read as drawn, true corners given or none, and the line read on or off."""
     from dataclasses import replace
 
     frame, truth = other_hand("white_line_other_hand")
     assert_read_as_drawn(frame, truth)
     config = DetectConfig()
     blind = replace(config, reader=replace(config.reader, patch_white_lines=False))
-    missed = detect(frame, corners=np.float32(truth["corners"]), edition="jumbo", config=blind).labels
-    assert [missed[8][c] for c in range(3, 8)] == ["flipped", "flipped", "flipped", "empty", "empty"]
+    alone = detect(frame, corners=np.float32(truth["corners"]), edition="jumbo", config=blind).labels
+    assert [alone[8][c] for c in range(3, 8)] == ["flipped"] * 5
