@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from other_hand import other_hand
 
+from benchmarks.camera_processing import shadow_band
 from engine.layout import CELLS, LAYOUT, is_corner
 from vision.classify import CellReader
 from vision.colour import ColourModel
@@ -335,8 +336,6 @@ def test_a_shadow_band_lit_blue_by_a_window_is_not_read_as_blue_chips():
     edge a straight line: on ten normal frames (both editions, the band at five angles and
     places) no empty card is read as a chip (before the cue network learned from tinted shadow
     bands, two were read blue)."""
-    from benchmarks.camera_processing import shadow_band
-
     phantoms = []
     for seed in range(148100, 148110):
         scene = render(random_spec(seed, edition=("classic", "jumbo")[seed % 2], difficulty="normal"))
