@@ -55,8 +55,9 @@ from benchmarks.fit_loop import (
 )
 from benchmarks.fit_seeds import PATCH_FLIPPED, PATCH_HARD_FLIPPED, PATCH_HELD_OUT, PATCH_STANDARD
 from engine.layout import CORNERS, SIZE
-from vision.classify import CellReader, ReaderConfig
+from vision.classify import CellReader
 from vision.patch_net import CLASSES, MODEL_PATH, PatchConfig, PatchNet, cell_patches
+from vision.reader_config import ReaderConfig
 from vision.sim import random_spec, render
 
 STANDARD_SEEDS, FLIPPED_SEEDS, HARD_FLIPPED_SEEDS, HELD_OUT_SEEDS = (

@@ -200,8 +200,8 @@ def test_white_chips_the_classic_reader_misses_still_tell_the_jumbo_mat(seed, di
     round chips' outlines, on their own (``vision.roundness``)."""
     from dataclasses import replace
 
-    from vision.classify import ReaderConfig
     from vision.detect import DetectConfig
+    from vision.reader_config import ReaderConfig
 
     scene = render(random_spec(seed, edition="jumbo", difficulty=difficulty))
     visible = ~scene.occluded

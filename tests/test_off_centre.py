@@ -6,9 +6,11 @@ import numpy as np
 import pytest
 
 from engine.layout import COURT_MAP, is_corner
-from vision.classify import CellReader, ReaderConfig, _Prepared, chip_middles
+from vision.classify import CellReader, _Prepared
 from vision.colour import DEFAULT_PROTOTYPES
 from vision.detect import detect
+from vision.off_centre import chip_middles
+from vision.reader_config import ReaderConfig
 from vision.sim import random_spec, render
 from vision.twins import TWIN
 from vision.warp import WarpConfig, grid_geometry

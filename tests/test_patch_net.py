@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 
 from vision import patch_net
-from vision.classify import COURT_MASK, RED_PRINT_MASK, CellReader, ReaderConfig
+from vision.cells import COURT_MASK, RED_PRINT_MASK
+from vision.classify import CellReader
 from vision.detect import DetectConfig, detect
 from vision.patch_net import PatchConfig, PatchNet, cell_patches, chip_logit, load_patch_net, only_classes
+from vision.reader_config import ReaderConfig
 from vision.sim import random_spec, render
 from vision.twins import TWIN
 

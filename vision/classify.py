@@ -32,11 +32,12 @@ All 100 cells are read at once from the rectified grid (``vision.warp``): fixed 
    chip read white is a team colour (glare), that colour is taken.
 4. *Chips off centre* (``CellReader._off_centre_chips``): a coloured chip put down a quarter of
    a cell or more off its card's centre shows half a disc where the cues look; its middle is
-   found as a peak of the distance to the edge of its colour's region (``chip_middles``) and
+   found as a peak of the distance to the edge of its colour's region (``vision.off_centre.chip_middles``) and
    the cell read again about it, every sample set moved there.
 
-``CellReader`` prepares the index sets once; ``read`` is the per-frame hot path, and
-``CellReading.features`` exposes every per-cell cue (``(10, 10)``) for the live tracker.
+``CellReader`` prepares the index sets once (``vision.cell_samples``); ``read`` is the
+per-frame hot path, and ``CellReading.features`` exposes every per-cell cue (``(10, 10)``) for
+the live tracker. Its thresholds are ``vision.reader_config.ReaderConfig``.
 """
 
 from __future__ import annotations
@@ -48,23 +49,18 @@ import cv2
 import numpy as np
 
 from engine.labels import TEAM_COLOURS
-from engine.layout import CORNERS, COURT_MAP, INK_MAP, SIZE
-from engine.sequences import WINDOWS
+from engine.layout import SIZE
 from vision import patch_net
 from vision.cell_model import ChipNet, load_chip_nets
+from vision.cell_samples import Samples, sample_plan
+from vision.cells import CORNER_MASK, COURT_MASK, N_CELLS, NEIGHBOURS, RED_PRINT_MASK, WINDOW_CELLS
 from vision.clipping import clip_levels
 from vision.colour import DEFAULT_PROTOTYPES, ColourModel, balanced_lab
-from vision.patch_net import PatchConfig, PatchNet, cell_patches, load_patch_net
+from vision.off_centre import chip_middles
+from vision.patch_net import PatchNet, cell_patches, load_patch_net
+from vision.reader_config import ReaderConfig
 from vision.twins import TWIN
-from vision.warp import GridGeometry, WarpConfig, grid_geometry, warp_grid
-
-N_CELLS = SIZE * SIZE
-CORNER_MASK = np.array([[(r, c) in CORNERS for c in range(SIZE)] for r in range(SIZE)])
-"""The four printed free corners, ``(10, 10)`` bool."""
-COURT_MASK = np.array(COURT_MAP, dtype=bool)
-"""Cells printed with a Queen or King (colourful art), ``(10, 10)`` bool."""
-RED_PRINT_MASK = np.array([[ink == "red" for ink in row] for row in INK_MAP], dtype=bool)
-"""Cells printed in red ink (hearts and diamonds), ``(10, 10)`` bool."""
+from vision.warp import grid_geometry, warp_grid
 
 
 def _row_median(values: np.ndarray) -> np.ndarray:
@@ -100,228 +96,6 @@ def chip_confidence(logit: np.ndarray, dist: np.ndarray, best: np.ndarray, margi
 
 
 @dataclass(frozen=True)
-class ReaderConfig:
-    """Every threshold of the cell reader, in cell-relative units or Lab ΔE units."""
-
-    warp: WarpConfig = field(default_factory=WarpConfig)
-    blur_ksize: int = 3
-    """Box blur before anything else: tames sensor noise and JPEG blocks."""
-    core_radius: float = 0.22
-    """Central disc (fraction of the cell's smaller side) always inside a chip, even off centre."""
-    cover_radius: float = 0.28
-    """Disc a chip always covers (radius minus the largest offset): compared with the empty look."""
-    sparse_stride: int = 2
-    """The outer corners and the covered disc are sampled on this pixel lattice (enough, and fast)."""
-    outer_radius: float = 0.47
-    """Pixels beyond this radius (the cell's corners) sample the card face for the local white."""
-    border: float = 0.06
-    """Fraction of the cell ignored at each edge (grid lines, neighbours' bleed)."""
-    white_quantile: float = 0.6
-    """The brightest (1 - q) of the outer pixels average to the local white."""
-    white_max_dev: float = 0.18
-    """A cell's white may differ this much (log ratio) from its neighbours' before it is replaced."""
-    white_floor: float = 8.0
-    """Smallest white (0..255) trusted; darker means the board is not lit at all."""
-    ring_radii: tuple[float, ...] = (0.30, 0.34, 0.38)
-    """Chip radii searched, as fractions of the cell's smaller side."""
-    ring_shift: float = 0.08
-    """Largest chip centre offset searched, fraction of the cell's smaller side."""
-    ring_shift_steps: int = 3
-    ring_angles: int = 16
-    rim_offsets: tuple[float, ...] = (-1.0, 0.0, 1.0)
-    """Radial gradient is read this many pixels either side of each rim hypothesis (the best wins)."""
-    ring_step: float = 0.07
-    """Inner and outer samples sit this far (fraction of the side) either side of the rim."""
-    ring_quantile: float = 0.25
-    """A rim counts only if the edge is there nearly all around: this low quantile over angles."""
-    arc_quantile: float = 0.75
-    """An arc counts where only part of a rim shows (a white chip's shadow or edge beside a glare
-    that clipped the rest): this high quantile over angles."""
-    texture_scale: float = 4.0
-    """Mean ΔE from the disc's median by which a twin must be busier to count as uncovered."""
-    saturated_level: int = 250
-    """A raw channel at or above this is clipped by the camera (glare): its colour is unknown.
-    (Scaled down where the channel's clipped plateau lies lower: ``vision.clipping``.)"""
-    glare_floor: float = 0.7
-    """A pixel is glare (the ``glare`` cue, ``vision.glare``) where two channels or three are
-    clipped and none is under this share of its clip level: a white highlight, the third channel
-    perhaps scaled down by the white balance after the sensor clipped (a cold camera's glare is
-    cyan-white, a warm one's cream). A bright red or yellow chip clips one or two channels and
-    keeps another far lower. (Hard Jumbo frames of seeds 11800-11949: of 63 wrong cells, 60 lay
-    in blinded cells with this, 25 with all three channels clipped.)"""
-    ref_delta_low: float = 4.0
-    """Smaller ΔE counted as a slight change (white plastic on white card)."""
-    ncc_floor: float = 4.0
-    """Lightness variance (L units squared) added to each side of a print correlation."""
-    ref_delta: float = 14.0
-    """ΔE between a pixel and the same place on the empty board that counts as changed."""
-    chroma_quantile: float = 0.8
-    """Quantile of per-pixel chroma over the covered disc read as its colour where glare spared it."""
-    coherence_floor: float = 0.5
-    """Chroma added to the mean per-pixel chroma in the hue agreement, so a disc with no colour at all
-    (grey noise only) does not score full agreement."""
-    input_caps: tuple[tuple[str, float, float], ...] = (
-        ("spread", 0.0, 40.0), ("ring", 0.0, 60.0), ("ring_median", 0.0, 60.0),
-        ("d_colour", 0.0, 5.0), ("d_flipped", 0.0, 5.0), ("court_spread", 0.0, 40.0),
-        ("l_deficit", -40.0, 40.0), ("chroma", 0.0, 60.0), ("chroma_high", 0.0, 60.0), ("ref_median", 0.0, 40.0),
-        ("twin_texture_gap", -20.0, 20.0), ("texture", 0.0, 40.0), ("twin_texture", 0.0, 40.0),
-    )
-    """Each cue is clipped to a range, so one absurd value cannot outvote the others."""
-    white_net_cap: float = 2.0
-    """Most chip logit the Jumbo white-chip network alone can give: enough for a white line to take
-    the cell, never a sure chip that ``vision.flipped`` would keep as another colour off a line."""
-    colour_margin_gain: float = 2.0
-    """Confidence in the colour: logistic of (second-best - best) prototype distance times this."""
-    saturated_doubt: float = 0.5
-    """Confidence of a cell read empty or white is scaled by (1 - this * clipped fraction) where
-    the camera clipped the centre: there a white chip and a white card look alike. A team
-    colour keeps its confidence: a bright yellow or red chip clips its brightest channel but keeps
-    its hue, and the colour margin already says how clear that is (a clear yellow chip under a
-    lamp read at 0.5, and the live tracker waited seconds to commit it)."""
-    unreachable_distance: float = 1e6
-    """Prototype distance given to white where no white chip can be (see ``decide``)."""
-    patch_doubt: float = 5.0
-    """Cells whose chip logit is nearer zero than this are also read by the patch network
-    (``vision.patch_net``); 0 never asks it. About a quarter of the cells of a hard frame, an
-    eighth of a normal one. (At 3, a seventh and a sixteenth: with the true corners, hard
-    frames of seeds 6000-6199 and 8000-8099 read 115 cells wrong at 3, 106 at 4, 106 at 5
-    and 104 at 6; normal frames 6200-6299 none at any.)"""
-    patch_clipped: float = 0.3
-    """Where a white chip can be, cells read empty whose central disc the camera clipped over more
-    than this fraction are read by the patch network too, however sure the cue network is: glare
-    takes the colour and edges the cues weigh, a white chip's on a white card most of all, not
-    the faint face and shadow the network sees. 1 or more never asks. (With the true corners,
-    hard frames of seeds 6000-6149 read 31 cells wrong without it and 25 with it. Asking about
-    every clipped cell, chip or not, on either edition, read the same 25 at any value from 0.05
-    to 0.6, and 31 at 0.9, but cost the speed benchmark's reads 3.5 ms: glare spots on normal
-    frames.) Not with an empty-board reference: its cues see what glare changed, while the
-    network, blind to the reference, takes a clipped white card for a white chip (seed 6040,
-    hard, classic, with its reference: 4 cells wrong without it, 7 with it, four of them
-    clipped cards read white)."""
-    patch_court: bool = True
-    """The cells printed with a Queen or King that the cue network reads as chips are read by the
-    patch network too, however sure the cue network is. It learned the court art of one
-    printing, and took plain courts drawn by another hand for red and yellow chips, where the
-    patch network, which sees each cell beside its twin card, stayed sure they were plain. A real
-    board's court art is neither. (True corners, seeds 140600-140719, the court art of a one-off,
-    ``altart.py``: 40 cells wrong without this, 11 with it; the shipped art read 8.
-    ``vision_accuracy --printing other``, seeds 140600-140899: 27 without, 23 with.) Not the
-    courts read empty: where the grid was placed a little off (11 px on seed 1250, hard), the
-    patch network took two plain courts for chips of the cells beside them. Not with an
-    empty-board reference: the cue network then compares each court with the board's own art
-    (with this, the benchmark's 300 frames read 49 cells wrong where they read 44 without it).
-    Costs about 0.8 ms a read (``vision_speed``: 7.18 ms before, 7.99 ms after)."""
-    patch_red_print: bool = True
-    """Cells printed in red ink (hearts and diamonds) that the cue network reads as a red chip of
-    the default colour are read by the patch network too, however sure the cue network is: it
-    learned the red pips of one printing, and took the big heart of another hand's Ace of Hearts,
-    and the crowded pips of its Eight and Nine, for red chips at 0.99, where the patch network,
-    which sees each cell beside its twin card, was sure they were plain. (A board drawn apart from
-    ``vision.sim``, 120 frames, true corners: 22 such cells, every one of them right with this; on
-    600 of our own frames, seeds 36200-36799, the same readings with and without.) Not with an
-    empty-board reference, whose comparison already sees the print."""
-    patch_weight: float = 1.0
-    """Share of the patch network's logit in such a cell's final logit (the rest: the cue network's)."""
-    patch_colour_sure: float = 0.9
-    """Probability of one class at which the patch network overrules a white reading with a team
-    colour, and a team colour with another where both are the default chip colours
-    (``CellReader.default_colours``), and at which its reading counts in the edition vote
-    (``seen_colours``). A lamp's cast can move a dim chip's hue into the next colour's sector
-    (blue chips under a green-felt glow read green at confidence 1.0 on seed 6284, hard), but
-    not the network, which sees the chip beside its twin card: on hard frames of seeds 6000-6899
-    it recoloured 4 chips at 0.9, every one to its true colour, and none on normal frames
-    7000-7599."""
-    patch_white_doubt: float = 6.5
-    """Where a white chip can be, cells read empty with a chip logit above minus this are read by
-    the patch network too, and become white chips where it is sure of one (``patch_white_sure``):
-    the cue network can be firmly wrong about a white chip on a white card (logit -4 to -6.4 on
-    seed 6007, hard, where the patch network said white at 0.98 to 1.0). Costs about 1.3 ms
-    per read. 0 never asks. Without an empty-board reference, such a cell the network is as sure
-    holds a team's chip holds that chip: on seed 12011 (hard, Jumbo) two blue chips on the two
-    cells of one court card read empty at logit -5 to -6 (the cue network took the card's art for
-    the change), where the network said blue at 1.0. On 300 fresh Jumbo frames (seeds 13900-14199,
-    normal and hard) it changed no reading."""
-    patch_white_lines: bool = True
-    """Where a white chip can be, cells read empty on a line with two chips read white (a window
-    of five with no team's chip) are read by the patch network too, however sure the cue network
-    is, and are white where it is sure of that (``patch_white_line_sure``): white chips lie only
-    in lines, and the cue network misses a white chip on a card with few pips, whose print it
-    hides little of (a mat drawn by another hand, 120 frames with the true corners: three white
-    chips of one line, on a 3, a 2 and a 2, read at logit -5.6 to -8.8, where the network said
-    white at 1.0 and 0.95 for two of them)."""
-    patch_white_line_sure: float = 0.9
-    """Probability at which the patch network's view of a cell on such a line is taken: lower
-    than ``patch_white_sure``, as a cell in line with two white chips is likelier one. On our
-    rendered Jumbo frames with white chips (seeds 47400-47699) it gave no empty cell 0.9."""
-    patch_team_distance: float = 1.5
-    """Without an empty-board reference, cells read empty whose disc lies within this prototype
-    distance of a team colour are read by the patch network too, however sure the cue network
-    is, and hold the chip the network is sure of (``patch_white_sure``) where that is a default
-    chip colour (``CellReader.default_colours``): a finger over a chip on a court card breaks
-    its rim and lifts its spread, the cues the cue network tells a court by (seed 33889, hard,
-    Jumbo: a blue chip at logit -8.9, where the patch network said blue at 1.0). About one cell
-    a frame (true corners, seeds 33800-33919). 0 never asks."""
-    patch_white_sure: float = 0.97
-    """Probability at which the patch network's view of a faint cell (``patch_white_doubt``) is
-    taken."""
-    patch_pale_margin: float = 3.0
-    """Where a white chip can be, a chip read as a team colour whose prototype distance to white
-    is within this of its own is read by the patch network too, and is white where it is sure
-    (``patch_colour_sure``): a lamp's cast tints a white chip pale blue or pink (on seed 6089,
-    hard, white chips read blue were 0.5 to 1.7 nearer white than their blue; blue chips, 4.3
-    and more)."""
-    patch_white_certain: float = 0.99
-    """Where a white chip can be, a chip read as a team colour that the patch network (asked for
-    any of the reasons above) gives white at least this probability is white, however far its
-    colour is from white: a colour cast, and a camera's saturation boost most of all, can push a
-    white chip's tint past ``patch_pale_margin``, not the face and shadow the network sees.
-    Above 1, never. (True corners, 600 fresh Jumbo frames, seeds 24300-24899 normal and hard,
-    each as rendered and through several of ``vision_stress``'s camera processings: of the chips
-    read in a team colour that the network gave white 0.5 or more, this and the pale rule with
-    the chip logit as it stands made 61 white chips white that ended another colour, 26 of them
-    by the pale rule alone; and one yellow chip white, at 0.9991 under local tone mapping.)"""
-    patch: PatchConfig = field(default_factory=PatchConfig)
-    off_centre_chroma: float = 0.6
-    """A pixel may be a chip's face where its chroma (white-balanced Lab) is at least this share of
-    its colour's chips' (``CellReader._chip_looks``)."""
-    off_centre_chroma_min: float = 22.0
-    """And at least this (a card's white reads under 10)."""
-    off_centre_chips: int = 3
-    """Sure chips of a colour the frame must show for their look to count (else the prototype's)."""
-    off_centre_hue: float = 25.0
-    """Degrees of Lab hue a chip's face may be from its colour's (a team's chips agree within a
-    few; skin and brown lie 20 to 30 from the red chips)."""
-    off_centre_inset: float = 0.24
-    """A chip's middle lies at least this far (fraction of the cell's smaller side) inside a region
-    of that chroma: pips, indices and print strokes are narrower; a chip, 0.3 to 0.4 of the
-    side in radius, is deeper."""
-    off_centre_depth: float = 0.5
-    """And at most this far: a wider coloured region is a box, a sleeve or a card lying over the
-    board, not a chip."""
-    off_centre_reach: float = 0.25
-    off_centre_fall: float = 0.5
-    """A middle's depth falls by at least this share of ``off_centre_reach`` (fraction of the
-    smaller side) that far away, every way but one: a chip's disc is a cone of depth (a chip of
-    the same team touching it holds it up one way); along an arm, a sleeve, a finger or a mug's
-    rim the depth stays, both ways."""
-    off_centre_apart: float = 0.2
-    """Two middles of one colour are at least this far apart (fraction of the smaller side): two
-    chips of one team in neighbouring cells, each put down off centre towards the other."""
-    off_centre_shift: float = 0.18
-    """A chip's middle this far from its cell's centre (fraction of the smaller side) has the cell
-    read again about it (``CellReader._off_centre_chips``); nearer, the first read saw the chip
-    where it was (chips up to 0.2 of a cell off each way lose nothing)."""
-    off_centre_edge: float = 0.1
-    """A middle nearer than this to the cell's edge (fraction of the cell) is not read again: which
-    cell such a chip is in, the picture cannot say (nor, often, the players)."""
-    off_centre_logit: float = 2.0
-    """Chip logit the read about the middle must reach for the cell to hold that chip."""
-    off_centre_sure: float = 0.9
-    """And the confidence (its colour as plain as its chip): a hand's fingers over a card show a
-    pale, roundish patch of a red chip's hue, but nothing like its colour."""
-
-
-@dataclass(frozen=True)
 class CellReading:
     """One frame's reading: labels ``(10, 10)`` str, confidence ``(10, 10)`` float32 in [0, 1],
     and per-cell feature arrays ``(10, 10)`` (for the live tracker's motion/occlusion logic)."""
@@ -331,185 +105,8 @@ class CellReading:
     features: dict[str, np.ndarray] = field(default_factory=dict)
 
 
-def _cell_masks(geom: GridGeometry, cfg: ReaderConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Flat indices into the rectified grid (``(10h * 10w)`` pixels) of every cell's central disc,
-    outer corners and covered disc: int arrays ``(100, n)``, cells row-major."""
-    h, w = geom.cell_h, geom.cell_w
-    side = min(h, w)
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
-    dy, dx = (ys + 0.5 - h / 2) / side, (xs + 0.5 - w / 2) / side
-    rho = np.sqrt(dx * dx + dy * dy)
-    bh, bw = max(1, round(cfg.border * h)), max(1, round(cfg.border * w))
-    inside = np.zeros((h, w), dtype=bool)
-    inside[bh : h - bh, bw : w - bw] = True
-    out = []
-    lattice = np.zeros((h, w), dtype=bool)
-    lattice[:: cfg.sparse_stride, :: cfg.sparse_stride] = True
-    for mask in (rho <= cfg.core_radius, inside & (rho >= cfg.outer_radius) & lattice,
-                 (rho <= cfg.cover_radius) & lattice):
-        my, mx = np.nonzero(mask)
-        rows, cols = np.divmod(np.arange(N_CELLS), SIZE)
-        gy = rows[:, None] * h + my[None, :]
-        gx = cols[:, None] * w + mx[None, :]
-        out.append((gy * (SIZE * w) + gx).astype(np.intp))
-    return out[0], out[1], out[2]
-
-
-def _ring_samples(geom: GridGeometry, cfg: ReaderConfig, offsets: tuple[float, ...]) -> np.ndarray:
-    """Flat rectified-grid indices of samples around every chip-rim hypothesis of every cell.
-
-    One hypothesis per (centre shift, radius); for each, ``A`` angles, sampled at the rim radius
-    plus each of ``offsets`` (pixels, negative = inside). Returns ``(len(offsets), 100, n_hyp, A)``.
-    """
-    h, w = geom.cell_h, geom.cell_w
-    side = min(h, w)
-    shifts = np.linspace(-cfg.ring_shift, cfg.ring_shift, cfg.ring_shift_steps) * side
-    sy, sx = np.meshgrid(shifts, shifts, indexing="ij")
-    radii = np.asarray(cfg.ring_radii, dtype=np.float32) * side
-    angles = np.linspace(0, 2 * np.pi, cfg.ring_angles, endpoint=False)
-    hy = np.repeat(sy.ravel(), len(radii))
-    hx = np.repeat(sx.ravel(), len(radii))
-    hr = np.tile(radii, sy.size)[None, :, None]
-    rows, cols = np.divmod(np.arange(N_CELLS), SIZE)
-    cy = rows[:, None, None] * h + h / 2 + hy[None, :, None]
-    cx = cols[:, None, None] * w + w / 2 + hx[None, :, None]
-    cos, sin = np.cos(angles)[None, None, :], np.sin(angles)[None, None, :]
-    out = []
-    for off in offsets:
-        y = np.clip(np.floor(cy + (hr + off) * sin), 0, SIZE * h - 1).astype(np.intp)
-        x = np.clip(np.floor(cx + (hr + off) * cos), 0, SIZE * w - 1).astype(np.intp)
-        out.append(y * (SIZE * w) + x)
-    return np.stack(out)
-
-
-def _angles(cfg: ReaderConfig) -> tuple[np.ndarray, np.ndarray]:
-    angles = np.linspace(0, 2 * np.pi, cfg.ring_angles, endpoint=False)
-    return np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
-
-
-@functools.lru_cache(maxsize=8)
-def _sample_plan(geom: GridGeometry, cfg: ReaderConfig) -> tuple[np.ndarray, ...]:
-    """All index arrays a reader needs, computed once per (geometry, config) and shared
-    (read-only) by every reader built with them."""
-    core, outer, cover = _cell_masks(geom, cfg)
-    step = cfg.ring_step * min(geom.cell_h, geom.cell_w)
-    ring_in, ring_mid, ring_out = _ring_samples(geom, cfg, (-step, 0.0, step))
-    rim = _ring_samples(geom, cfg, cfg.rim_offsets)
-    cos, sin = _angles(cfg)
-    plan = (core, outer, cover, ring_in, ring_mid, ring_out, rim, cos, sin)
-    for arr in plan:
-        arr.setflags(write=False)
-    return plan
-
-
-def chip_middles(a: np.ndarray, b: np.ndarray, hues: np.ndarray, chroma_floor: np.ndarray, geom: GridGeometry,
-                 cfg: ReaderConfig) -> np.ndarray:
-    """Where a coloured chip's middle lies in each cell, and of which colour: ``(100, 3)`` float32,
-    pixels down and across from the cell's centre and the index into ``hues`` (the chip colours'
-    Lab hue angles, degrees); 0, 0, -1 where none does (the widest, where several do). ``a``,
-    ``b``: the white-balanced Lab planes of the rectified grid. A pixel is taken for a chip's face
-    where its hue is within ``off_centre_hue`` of a colour's and its chroma at least that colour's
-    ``chroma_floor``.
-
-    A chip put down off centre still shows a disc of its colour. In the regions of chip-like
-    chroma, split by the nearest chip hue (a red chip lying over a yellow one leaves two), a
-    disc's middle is the point farthest from the region's edge: a local peak of the distance to
-    it, at least ``off_centre_inset`` deep (print strokes and pips are narrower), at most
-    ``off_centre_depth`` (a box is wider), and a peak every way, not a ridge (``_peaked``: an arm,
-    a sleeve, a finger). Two chips of one team touching (a line put down carelessly) make one
-    region with two peaks. A middle belongs to the cell it lies in, so a chip reaching into its
-    neighbour is counted in one cell only. Looked at every second pixel each way: a middle is
-    still placed to a pixel or two, within the rim search.
-    """
-    h, w = geom.cell_h, geom.cell_w
-    out = np.zeros((N_CELLS, 3), np.float32)
-    out[:, 2] = -1
-    if len(hues) == 0:
-        return out
-    s = 2  # (the pixel step)
-    side = min(h, w) / s
-    apart = max(1, round(cfg.off_centre_apart * side))
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * apart + 1, 2 * apart + 1))
-    chroma, angle = cv2.cartToPolar(np.ascontiguousarray(a[::s, ::s]), np.ascontiguousarray(b[::s, ::s]),
-                                    angleInDegrees=True)
-    # Each pixel's nearest chip hue, 1-based (0: not coloured enough to be a chip's face).
-    nearest = cv2.LUT(cv2.convertScaleAbs(angle, alpha=255.0 / 360.0), _hue_lookup(hues, cfg.off_centre_hue))
-    floors = np.full(256, np.inf, np.float32)
-    floors[1 : len(hues) + 1] = chroma_floor
-    floor = cv2.LUT(nearest, floors)
-    nearest = cv2.bitwise_and(nearest, cv2.compare(chroma, floor, cv2.CMP_GT))
-    # (A chip's moulded ring and highlight leave thin greyer lines across its face.)
-    nearest = cv2.medianBlur(nearest, 3)
-    # How deep each pixel lies in its colour's region: the distance to where the colour changes
-    # (one distance transform for every colour; the change itself is a pixel wide), and to the
-    # grid's edge (where chips are sought: a chip pushed half over it is still found) or not
-    # (where their outline is judged: an arm reaching in from the table goes on past it).
-    open_depth = _depth(nearest)
-    nearest = cv2.copyMakeBorder(nearest, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
-    depth = _depth(nearest)
-    coarse = cv2.convertScaleAbs(depth, alpha=8.0)  # (in eighths of a pixel: uint8 dilates far faster)
-    peak = cv2.bitwise_and(cv2.compare(coarse, cv2.dilate(coarse, kernel), cv2.CMP_GE),
-                           cv2.inRange(depth, cfg.off_centre_inset * side, cfg.off_centre_depth * side))
-    ys, xs = np.nonzero(peak)  # (a plateau's pixels all lie in one cell, or near its edge)
-    colour = nearest[ys, xs]
-    reach = cfg.off_centre_reach * side
-    round_ = _peaked(open_depth, ys - 1, xs - 1, reach) >= cfg.off_centre_fall * reach
-    x, y, deep, colour = xs[round_], ys[round_], depth[ys, xs][round_], colour[round_].astype(np.float32) - 1
-    if deep.size == 0:
-        return out
-    order = np.argsort(deep)  # the widest last, so it is the one its cell keeps
-    x, y = (x[order] - 1) * s + (s - 1) / 2, (y[order] - 1) * s + (s - 1) / 2  # (back from the border and step)
-    row = np.clip(y // h, 0, SIZE - 1).astype(np.intp)
-    col = np.clip(x // w, 0, SIZE - 1).astype(np.intp)
-    # (pixel i is centred at i + 0.5, a cell's centre at h / 2 from its edge)
-    out[row * SIZE + col] = np.stack([y - row * h - (h - 1) / 2, x - col * w - (w - 1) / 2, colour[order]], axis=1)
-    return out
-
-
-def _depth(labels: np.ndarray) -> np.ndarray:
-    """Each pixel's distance (plus one) to where ``labels`` (uint8, 0: none) change, ``float32``;
-    1 where the label is 0. The image's own edge is no change."""
-    change = cv2.morphologyEx(labels, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
-    inside = cv2.bitwise_and(cv2.compare(change, 0, cv2.CMP_EQ), cv2.compare(labels, 0, cv2.CMP_GT))
-    return cv2.distanceTransform(inside, cv2.DIST_L2, 3) + np.float32(1.0)
-
-
-def _peaked(depth: np.ndarray, ys: np.ndarray, xs: np.ndarray, reach: float) -> np.ndarray:
-    """How far ``depth`` falls ``reach`` pixels away from each point (``ys``, ``xs``), at the
-    least, over four lines through it (whichever way along a line falls more), ``(points,)``:
-    about ``reach`` at a disc's middle (the depth falls every way), nothing on the ridge of a
-    strip (an arm, a finger, a mug's rim: along it the depth stays). A chip of the same team
-    touching this one holds the depth up one way only."""
-    angle = np.linspace(0.0, 2.0 * np.pi, 8, endpoint=False)
-    height, width = depth.shape
-    y = np.clip(np.rint(ys[:, None] + reach * np.sin(angle)), 0, height - 1).astype(np.intp)
-    x = np.clip(np.rint(xs[:, None] + reach * np.cos(angle)), 0, width - 1).astype(np.intp)
-    fall = depth[ys, xs][:, None] - depth[y, x]
-    return np.maximum(fall[:, :4], fall[:, 4:]).min(axis=1)  # (opposite ways lie 4 apart)
-
-
-def _hue_lookup(hues: np.ndarray, within: float) -> np.ndarray:
-    """``cv2.LUT`` table ``(256,)`` uint8 from a hue angle scaled to 0..255 to the 1-based index of
-    the nearest of ``hues`` (degrees), 0 where none is within ``within`` degrees."""
-    angle = np.arange(256) * 360.0 / 255.0
-    apart = np.abs((angle[:, None] - np.asarray(hues, np.float64)[None, :] + 180.0) % 360.0 - 180.0)
-    return np.where(apart.min(axis=1) <= within, apart.argmin(axis=1) + 1, 0).astype(np.uint8)
-
-
-def _neighbour_index() -> np.ndarray:
-    """For each cell (row-major), its 3x3 neighbourhood's cells with edges replicated, ``(100, 9)``."""
-    rows, cols = np.divmod(np.arange(N_CELLS), SIZE)
-    steps = np.array([-1, 0, 1])
-    ny = np.clip(rows[:, None, None] + steps[None, :, None], 0, SIZE - 1)
-    nx = np.clip(cols[:, None, None] + steps[None, None, :], 0, SIZE - 1)
-    return (ny * SIZE + nx).reshape(N_CELLS, 9)
-
-
-NEIGHBOURS = _neighbour_index()
 TEAM_HUES = ColourModel({name: DEFAULT_PROTOTYPES[name] for name in TEAM_COLOURS})
 """The four team colours' default prototypes: the hue sectors a chip of any set falls in."""
-WINDOW_CELLS = np.array([[r * SIZE + c for r, c in window] for window in WINDOWS], dtype=np.intp)
-"""``(192, 5)`` flat cell indices of every five-in-a-row window (the engine's ``WINDOWS``)."""
 
 
 def _on_white_lines(white: np.ndarray, team: np.ndarray) -> np.ndarray:
@@ -561,65 +158,6 @@ class _Prepared:
                 cv2.Sobel(lightness, cv2.CV_32F, 0, 1, ksize=3, scale=0.125).reshape(-1))
 
 
-@dataclass(frozen=True)
-class _Samples:
-    """The flat indices (into the rectified grid) a read gathers each cell's chip cues from."""
-
-    core3: np.ndarray
-    """Central disc, ``(3, 100, n)`` into an interleaved ``(10h, 10w, 3)`` image (all channels in one gather)."""
-    cover3: np.ndarray
-    """Covered disc, likewise ``(3, 100, n)``."""
-    cover: np.ndarray
-    """Covered disc ``(100, n)``."""
-    cover_shifted: np.ndarray
-    """The covered disc plus each one-pixel shift ``(9, 100, n)``: the empty look to compare with."""
-    twin_shifted: np.ndarray
-    """The twin cell's covered disc plus each one-pixel shift ``(9, 100, n)``."""
-    ring_in: np.ndarray
-    ring_mid: np.ndarray
-    ring_out: np.ndarray
-    """Inside, on and outside each rim hypothesis, ``(100, n_hyp, A)``."""
-    rim: np.ndarray
-    """Each rim hypothesis at each radial offset, ``(k, 100, n_hyp, A)``."""
-
-    @classmethod
-    def centred(cls, plan: tuple[np.ndarray, ...], row: int) -> _Samples:
-        """The sets of ``_sample_plan`` about each cell's centre (``row``: the grid's width in pixels)."""
-        core, _outer, cover, ring_in, ring_mid, ring_out, rim = plan[:7]
-        channel = np.arange(3).reshape(3, 1, 1)
-        shifts = np.array([dy * row + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1)]).reshape(-1, 1, 1)
-        return cls(core[None] * 3 + channel, cover[None] * 3 + channel, cover, cover[None] + shifts,
-                   cover[TWIN][None] + shifts, ring_in, ring_mid, ring_out, rim)
-
-    def of_cells(self, cells: np.ndarray) -> _Samples:
-        """The sets of ``cells`` (flat indices ``(k,)``) only, in that order."""
-        return _Samples(self.core3[:, cells], self.cover3[:, cells], self.cover[cells], self.cover_shifted[:, cells],
-                        self.twin_shifted[:, cells], self.ring_in[cells], self.ring_mid[cells], self.ring_out[cells],
-                        self.rim[:, cells])
-
-    def moved(self, offsets: np.ndarray, size: tuple[int, int]) -> _Samples:
-        """These sets with each cell's (row's) moved by its ``offsets`` ``(cells, 2)`` (pixels
-        down, across), its twin's by the same (the same place on the same card), clipped to the
-        grid ``size`` (width, height)."""
-        width, height = size
-        dy, dx = (np.asarray(offsets, np.intp)[:, k] for k in (0, 1))
-
-        def move(idx: np.ndarray, cell_axis: int) -> np.ndarray:
-            shape = [1] * idx.ndim
-            shape[cell_axis] = len(dy)
-            y, x = np.divmod(idx, width)
-            y = np.clip(y + dy.reshape(shape), 0, height - 1)
-            x = np.clip(x + dx.reshape(shape), 0, width - 1)
-            return y * width + x
-
-        channel = np.arange(3).reshape(3, 1, 1)
-        core = move(self.core3[0] // 3, 0)
-        cover = move(self.cover, 0)
-        return _Samples(core[None] * 3 + channel, cover[None] * 3 + channel, cover,
-                        move(self.cover_shifted, 1), move(self.twin_shifted, 1),
-                        move(self.ring_in, 0), move(self.ring_mid, 0), move(self.ring_out, 0), move(self.rim, 1))
-
-
 class CellReader:
     """Reads all 100 cells of a board; build once per table, call ``read`` per frame."""
 
@@ -641,12 +179,12 @@ class CellReader:
         self._white_model = ColourModel(
             {"flipped": self.colour_model.prototypes.get("flipped", DEFAULT_PROTOTYPES["flipped"])}
         )
-        plan = _sample_plan(self.geometry, config)
+        plan = sample_plan(self.geometry, config)
         self._outer, self._cos, self._sin = plan[1], plan[7], plan[8]
         channel = np.arange(3).reshape(3, 1, 1)
         # The outer corners as indices into an interleaved ``(10h, 10w, 3)`` image, ``(3, 100, n)``.
         self._outer3 = self._outer[None] * 3 + channel
-        self._samples = _Samples.centred(plan, self.geometry.size[0])
+        self._samples = Samples.centred(plan, self.geometry.size[0])
         self._ref_lab: np.ndarray | None = None
         self._ref_planes: list[np.ndarray] = []
         if reference_patches is not None:
@@ -710,7 +248,7 @@ class CellReader:
         feats["brightness"] = feats["white"].mean(axis=1)
         return feats
 
-    def _disc_cues(self, prep: _Prepared, smp: _Samples) -> dict[str, np.ndarray]:
+    def _disc_cues(self, prep: _Prepared, smp: Samples) -> dict[str, np.ndarray]:
         """The cues read about each cell's chip disc, for the cells (rows) of the sample sets
         ``smp``: every value ``(cells,)`` or ``(cells, k)`` float32.
 
@@ -811,7 +349,7 @@ class CellReader:
         ncc = (a * b).sum(axis=1) / np.sqrt(((a * a).sum(axis=1) + floor) * ((b * b).sum(axis=1) + floor))
         return np.sqrt(d2), ncc
 
-    def _twin_change(self, planes: list[np.ndarray], smp: _Samples) -> tuple[np.ndarray, ...]:
+    def _twin_change(self, planes: list[np.ndarray], smp: Samples) -> tuple[np.ndarray, ...]:
         """Fraction of each covered disc clearly / slightly different from the same place in its
         twin cell (the other cell printed with the same card), and their print correlation, ``(100,)`` each."""
         delta, ncc = self._shifted_delta(planes, planes, smp.cover, smp.twin_shifted)
@@ -834,7 +372,7 @@ class CellReader:
         assert best is not None
         return best
 
-    def _reference_change(self, planes: list[np.ndarray], smp: _Samples) -> tuple[np.ndarray, ...]:
+    def _reference_change(self, planes: list[np.ndarray], smp: Samples) -> tuple[np.ndarray, ...]:
         """How each covered disc differs from the empty board: the fraction of clearly changed
         pixels, of slightly changed pixels (a white chip on white card), the median ΔE and the
         print correlation, ``(100,)`` each."""

@@ -21,7 +21,7 @@ import numpy as np
 
 from engine.labels import TEAM_COLOURS, edition_of_colours
 from engine.layout import EDITIONS, SIZE
-from vision.classify import CellReader, CellReading, ReaderConfig
+from vision.classify import CellReader, CellReading
 from vision.colour import DEFAULT_PROTOTYPES, NO_COLOUR, ColourModel, default_labels, lacks_colour
 from vision.flipped import FlippedPrior, with_flipped_lines
 from vision.geometry import (
@@ -36,6 +36,7 @@ from vision.geometry import (
 )
 from vision.glare import glare_cells
 from vision.locate import LocateConfig, locate_grid
+from vision.reader_config import ReaderConfig
 from vision.roundness import RoundnessConfig, chip_roundness, edition_by_roundness, sure_chips
 from vision.settle import refine_corners, settle_corners
 from vision.teams import TeamsPrior, with_teams_in_play

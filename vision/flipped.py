@@ -25,7 +25,8 @@ from engine.layout import CORNERS, SIZE
 from engine.rules import most_sequences_on_a_board
 from engine.sequences import WINDOWS
 from vision.cell_model import ChipNet, load_chip_nets
-from vision.classify import NEIGHBOURS, WINDOW_CELLS, CellReading
+from vision.cells import NEIGHBOURS, WINDOW_CELLS
+from vision.classify import CellReading
 from vision.patch_net import CLASSES as PATCH_CLASSES
 
 _CORNER_CELLS = np.array([r * SIZE + c for r, c in CORNERS], dtype=np.intp)

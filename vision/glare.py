@@ -12,7 +12,7 @@ import numpy as np
 
 from engine.layout import SIZE
 from vision.advice import cells_where
-from vision.classify import CORNER_MASK
+from vision.cells import CORNER_MASK
 
 GLARE_SHARE = 0.5
 """Share of a cell's disc clipped white (``ReaderConfig.glare_floor``) from which glare may have

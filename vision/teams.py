@@ -27,8 +27,10 @@ import numpy as np
 
 from engine.labels import TEAM_COLOURS
 from engine.layout import SIZE
-from vision.classify import COURT_MASK, CellReading, ReaderConfig, chip_confidence
+from vision.cells import COURT_MASK
+from vision.classify import CellReading, chip_confidence
 from vision.colour import display_hue, hue_difference
+from vision.reader_config import ReaderConfig
 
 
 @dataclass(frozen=True)
