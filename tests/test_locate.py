@@ -680,6 +680,27 @@ def test_a_board_whose_print_is_plain_is_kept_whatever_the_turn_network_says(mon
     assert not locate_grid(scene.frame, config=replace(LocateConfig(), net_overruled_z=100.0, card_area_overrules=0.0))
 
 
+def test_a_board_the_turn_network_doubts_short_of_certainty_is_kept_where_its_print_is_plain(monkeypatch, scenes):
+    """The network doubted grids lying on boards drawn by other hands at "not the board" 0.5 to
+    0.9975 where their print read z 6 to 7, and was certain (0.99999 and more) of the grids off
+    our own boards whose print read that plainly. Where the search finds nothing else, a doubt
+    short of ``net_certain`` gives way to print at ``net_doubt_overruled_z``; a certain one
+    does not."""
+    import vision.net_verdict as net_verdict
+
+    scene = scenes[(4, "classic")]
+    # Neither the ink's usual bar nor the card area may keep the grid: plain print alone.
+    config = replace(LocateConfig(), net_overruled_z=100.0, card_area_overrules=0.0)
+    monkeypatch.setattr(net_verdict, "ask_turn_net", lambda *a, **k: np.array([0.0, 0.0, 0.0, 0.04, 0.96]))
+    fit = locate_grid(scene.frame, config=config)
+    assert fit and fit.details["print_overruled"]
+    assert fit.details["ink_z"] >= config.net_doubt_overruled_z
+    assert corner_error(fit.corners, order_as_seen(scene.corners)) < 0.01
+    assert not locate_grid(scene.frame, config=replace(config, net_doubt_overruled_z=100.0))
+    monkeypatch.setattr(net_verdict, "ask_turn_net", lambda *a, **k: np.array([0.0, 0.0, 0.0, 0.0001, 0.9999]))
+    assert not locate_grid(scene.frame, config=config)
+
+
 def test_a_board_the_turn_network_refuses_is_kept_where_the_card_area_lies_on_its_grid(monkeypatch, scenes):
     """Where the ink alone does not overrule the network and the search finds nothing else, the
     grid it refused is still the board if the board network's card area lies on it: two

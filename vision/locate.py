@@ -76,6 +76,7 @@ from vision.outlines import (
 from vision.placement import InkMatch, accepted, better, evidence, ink_match
 from vision.plausible import edges_crossed, implausibility, plausible
 from vision.settle import corner_net_look, gap_fit, settle_seen
+from vision.turn_net import NOT_PLACED
 
 log = logging.getLogger(__name__)
 
@@ -209,7 +210,7 @@ def _search(frame, gray, raw_white, sat, white, board: BoardView | None, quads: 
             rescued = _rescued_by_climbing(frame, gray, white, board, mask_boxes(board, config), edition, config)
         if rescued is not None:
             return rescued
-    return _kept_by_card_area(frame, gray, white, board, [*refused, best], edition, config) or fit
+    return _kept_against_the_network(frame, gray, white, board, [*refused, best], edition, config) or fit
 
 
 def _rescued_by_climbing(frame, gray, white, board, outlines: list[np.ndarray], edition: str | None,
@@ -433,23 +434,36 @@ def _conclude(frame, gray, white, board, best: InkMatch | None, edition: str | N
                             "on_turn_alone": verdict.on_turn_alone})
 
 
-def _kept_by_card_area(frame, gray, white, board, matches: list[InkMatch | None], edition: str | None,
-                       config: LocateConfig) -> GridFit | None:
+def _kept_against_the_network(frame, gray, white, board, matches: list[InkMatch | None], edition: str | None,
+                              config: LocateConfig) -> GridFit | None:
     """The first of ``matches`` (highest ink z first, the ink's test passed) that, finished with
-    the turn network heard but not obeyed, the board network's card area lies on
-    (``card_area_overrules``); None where none does, or the board network is not asked.
+    the turn network heard but not obeyed, a second witness keeps: the board network's card
+    area lies on it (``card_area_overrules``), or its print shows the layout plainly
+    (``net_doubt_overruled_z``) while the turn network doubts it short of certainty
+    (``net_certain``); None where neither does.
 
     Where the search finds no board, the turn network may have refused the board itself: it
     learned the boards we render, and a board printed by another hand can look to it like none.
-    The print's statistics and the card area hold for any printing, so together they outweigh it.
+    The print's statistics and the card area hold for any printing, so together they outweigh
+    it; so does plain print alone where the network is not certain. Only here, once the search
+    is over: refused while it runs, such a grid sends the search on, to registrations the
+    network vouches for or whose print is plainer still (taken at once instead, such grids
+    lost four boards of sets 5 and 6 that the search had gone on to find).
     """
-    if board is None or config.card_area_overrules <= 0:
-        return None
     heard = replace(config, net_overruled_z=-math.inf)
+    area_witness = board is not None and config.card_area_overrules > 0
     for match in _runners([m for m in matches if accepted(m, config)], None, config):
+        if not area_witness and match.z < config.net_doubt_overruled_z:
+            continue
         fit = _conclude(frame, gray, white, board, match, edition, heard)
-        if fit and board.centred_on(fit.corners, config.card_area_overrules):
+        if not fit:
+            continue
+        if area_witness and board.centred_on(fit.corners, config.card_area_overrules):
             return replace(fit, details={**fit.details, "card_area_overruled": True})
+        if fit.details["ink_z"] >= config.net_doubt_overruled_z:
+            doubt = net_verdict(frame, fit.corners, config).probabilities
+            if doubt is not None and doubt[NOT_PLACED] < config.net_certain:
+                return replace(fit, details={**fit.details, "print_overruled": True})
     return None
 
 
@@ -564,7 +578,7 @@ def _register_leaders(frame, gray, white, board, leaders: list[np.ndarray], conf
     registered (``better``), or None. Every placement registered whose ink reaches
     ``net_min_z`` is added to ``runners``, for the turn network to look at should no
     placement pass; every one the ink accepts and the network refuses, to ``refused``
-    (``_kept_by_card_area``)."""
+    (``_kept_against_the_network``)."""
     best = None
     size = (frame.shape[1], frame.shape[0])
     for corners in leaders:

@@ -173,6 +173,17 @@ class LocateConfig:
     real board whose print is plain must not be dropped because the network has never seen one
     like it. (On hard frames 6000-6199 and 6400-6499 this guard changed nothing, with the
     network's first fit.)"""
+    net_doubt_overruled_z: float = 6.0
+    net_certain: float = 0.999
+    """Where the search finds no board, a grid the network refused is the board after all if
+    its print shows the layout this clearly (z) and the network's "not the board" stays under
+    ``net_certain`` (``_kept_against_the_network``). On boards drawn by other hands
+    (independent sets 5 and 6, 240 frames) it doubted grids lying on the cards whose print read
+    z 6 to 7 60 times, on 13 boards, at 0.50 to 0.9975, and one of those boards was then not
+    found at all; grids it doubted there half a cell or more off, print as plain: three, 0.5
+    to 0.9 cells off, one at 0.94. On 300 of our own rendered frames (seeds 148400-148699) it
+    doubted one grid with print that plain, 2.6 cells off, and was certain of it (0.999999); and
+    the four it doubted at z 5.5 to 6, all cells off, it was certain of too (0.9995 and more)."""
     card_area_overrules: float = 0.85
     """... and where the search finds no board else, a grid the network refused is the board
     after all if its print passed the ink's test and the board network's card area lies on it
