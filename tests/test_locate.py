@@ -562,6 +562,16 @@ def test_a_board_the_turn_network_vouches_for_is_found_where_the_print_alone_fal
     assert_found_and_turned(scene, 0.02)
 
 
+def test_a_board_its_card_area_places_is_kept_though_its_shape_measured_from_one_view_is_off():
+    """Seed 148867, hard Jumbo under a lamp: the print is too faint to place the grid (z 3.1)
+    and the board network's card area places it, where its width/height measured from this one
+    view reads over 1.6 (the true grid's own reads 1.59; the mat is 1.19). The looser bound
+    (``max_aspect``) keeps it, and the board is found and turned right."""
+    scene = render(random_spec(148867, edition="jumbo", difficulty="hard"))
+    assert not locate_grid(scene.frame, config=replace(LocateConfig(), max_aspect=1.6))
+    assert_found_and_turned(scene, 0.1 * CELL)
+
+
 def test_a_washed_out_board_is_placed_by_the_turn_network_climbing_onto_it():
     """A hard classic view so washed out that its print places no grid: every placement the
     ink tries reads near chance. The board network outlines the cards a cell or so off; the

@@ -27,6 +27,7 @@ def test_a_sliver_is_not_the_boards_shape_even_under_the_loose_bound():
 
 def test_a_grid_between_the_bounds_passes_only_the_loose_one():
     config = LocateConfig()
-    wide = np.array([[240.0, 260.0], [1040.0, 260.0], [1040.0, 660.0], [240.0, 660.0]])  # about 2:1 seen square-on
+    wide = np.array([[140.0, 260.0], [1140.0, 260.0], [1140.0, 660.0], [140.0, 660.0]])  # 2.5:1 seen square-on
+    assert config.max_aspect < 2.5 < config.sliver_aspect
     assert implausibility(wide, FRAME, config) == "the grid it found is not the board's shape"
     assert implausibility(wide, FRAME, config, max_aspect=config.sliver_aspect) is None
