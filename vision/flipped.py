@@ -21,15 +21,15 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from engine.labels import TEAM_COLOURS
-from engine.layout import CORNERS, SIZE
+from engine.layout import SIZE
 from engine.rules import most_sequences_on_a_board
 from engine.sequences import WINDOWS
 from vision.cell_model import ChipNet, load_chip_nets
-from vision.cells import NEIGHBOURS, WINDOW_CELLS
+from vision.cells import CORNER_MASK, NEIGHBOURS, WINDOW_CELLS
 from vision.classify import CellReading
 from vision.patch_net import CLASSES as PATCH_CLASSES
 
-_CORNER_CELLS = np.array([r * SIZE + c for r, c in CORNERS], dtype=np.intp)
+_CORNER_CELLS = np.flatnonzero(CORNER_MASK)
 _WINDOW_PLAIN = ~np.isin(WINDOW_CELLS, _CORNER_CELLS)
 """``(192, 5)`` bool: the window's cells that are not free corners (those hold no chip)."""
 _SHARED = np.array([[len(set(a) & set(b)) for b in WINDOWS] for a in WINDOWS], dtype=np.intp)

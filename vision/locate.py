@@ -450,15 +450,14 @@ def _kept_against_the_network(frame, gray, white, board, matches: list[InkMatch 
     network vouches for or whose print is plainer still (taken at once instead, such grids
     lost four boards of sets 5 and 6 that the search had gone on to find).
     """
+    if board is None:
+        return None  # (the networks are not asked: none refused a grid)
     heard = replace(config, net_overruled_z=-math.inf)
-    area_witness = board is not None and config.card_area_overrules > 0
     for match in _runners([m for m in matches if accepted(m, config)], None, config):
-        if not area_witness and match.z < config.net_doubt_overruled_z:
-            continue
         fit = _conclude(frame, gray, white, board, match, edition, heard)
         if not fit:
             continue
-        if area_witness and board.centred_on(fit.corners, config.card_area_overrules):
+        if config.card_area_overrules > 0 and board.centred_on(fit.corners, config.card_area_overrules):
             return replace(fit, details={**fit.details, "card_area_overruled": True})
         if fit.details["ink_z"] >= config.net_doubt_overruled_z:
             doubt = net_verdict(frame, fit.corners, config).probabilities
