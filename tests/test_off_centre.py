@@ -64,6 +64,24 @@ def test_a_chip_off_centre_on_a_court_card_keeps_its_colour_through_detect():
     assert [found.labels[r][c] for r, c in courts] == [scene.labels[r][c] for r, c in courts]
 
 
+def test_small_chips_a_third_of_a_cell_off_centre_are_read_in_their_own_cells():
+    # Chips 60 % of the cell across (the small end of real sets) show a face, inside the blurred
+    # rim and the moulded ring, under half the cell across: still a chip's middle, not a pip.
+    spec = random_spec(149464, edition="classic", difficulty="normal", chip_density=0.0)
+    apart = []  # (no two side by side: one chip would lie over the other)
+    for cell in ((r, c) for r in range(10) for c in range(10) if not is_corner((r, c))):
+        if all(max(abs(cell[0] - r), abs(cell[1] - c)) > 1 for r, c in apart):
+            apart.append(cell)
+    labels = [list(row) for row in spec.labels]
+    for i, (r, c) in enumerate(apart):
+        labels[r][c] = ("blue", "green", "red")[i % 3]
+    nudges = tuple((cell, DIAGONALS[i % 4]) for i, cell in enumerate(apart))
+    scene = render(replace(spec, labels=tuple(map(tuple, labels)), chip_jitter=0.0, nudges=nudges, chip_radius=0.3))
+    assert len(apart) >= 20
+    reading = CellReader(edition="classic").read(scene.frame, scene.corners)
+    assert _wrong(scene, reading.labels) == []
+
+
 def _planes(discs, strips=()):
     """White-balanced a and b planes of a classic grid holding blue ``discs`` (centre x, y,
     radius in pixels) and red ``strips`` (x0, y0, x1, y1 boxes)."""
@@ -99,6 +117,16 @@ def test_a_chip_middle_is_found_where_the_disc_lies_and_named_by_its_colour():
     others = np.ones((10, 10), bool)
     others[4, 4] = False
     assert (middles[others][:, 2] == -1).all()
+
+
+def test_a_small_chip_s_face_gives_a_middle_and_a_pip_does_not():
+    # Radius 8 pixels of a 32-pixel cell: the face of a chip 60 % of the cell across; radius 5:
+    # an ace's big pip.
+    a, b, geom = _planes([(143.5 + 9, 143.5 - 8, 8.0), (207.5, 143.5, 5.0)])
+    middles, _ = _middles(a, b, geom)
+    dy, dx, _ = middles[4, 4]
+    assert abs(dy + 8) <= 1.5 and abs(dx - 9) <= 1.5
+    assert middles[4, 6, 2] == -1
 
 
 def test_two_touching_chips_of_one_team_give_a_middle_each_and_an_arm_gives_none():
