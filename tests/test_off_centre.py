@@ -28,6 +28,16 @@ def _sloppy(seed: int, edition: str, difficulty: str = "easy"):
     return render(replace(spec, chip_jitter=0.0, nudges=nudges))
 
 
+def _apart(cells):
+    """The first of ``cells`` and each next one not beside any already taken: no chip put down
+    off centre among them lies over another."""
+    apart = []
+    for cell in cells:
+        if all(max(abs(cell[0] - r), abs(cell[1] - c)) > 1 for r, c in apart):
+            apart.append(cell)
+    return apart
+
+
 def _wrong(scene, labels):
     truth = np.array(scene.labels, dtype=object)
     read = np.array(labels, dtype=object)
@@ -47,11 +57,7 @@ def test_a_chip_off_centre_on_a_court_card_keeps_its_colour_through_detect():
     # chips: detect's rules would take it for the art, the read about its middle is plain blue.
     spec = random_spec(148003, edition="classic", difficulty="easy", chip_density=0.0)
     courts = [(r, c) for r in range(10) for c in range(10) if COURT_MAP[r][c] and not is_corner((r, c))]
-    apart = []  # (no two side by side: one chip would lie over the other)
-    for cell in courts:
-        if all(max(abs(cell[0] - r), abs(cell[1] - c)) > 1 for r, c in apart):
-            apart.append(cell)
-    courts = apart[:6]
+    courts = _apart(courts)[:6]
     assert len(courts) == 6
     teams = ("blue", "green", "red")
     labels = [list(row) for row in spec.labels]
@@ -68,10 +74,7 @@ def test_small_chips_a_third_of_a_cell_off_centre_are_read_in_their_own_cells():
     # Chips 60 % of the cell across (the small end of real sets) show a face, inside the blurred
     # rim and the moulded ring, under half the cell across: still a chip's middle, not a pip.
     spec = random_spec(149464, edition="classic", difficulty="normal", chip_density=0.0)
-    apart = []  # (no two side by side: one chip would lie over the other)
-    for cell in ((r, c) for r in range(10) for c in range(10) if not is_corner((r, c))):
-        if all(max(abs(cell[0] - r), abs(cell[1] - c)) > 1 for r, c in apart):
-            apart.append(cell)
+    apart = _apart([(r, c) for r in range(10) for c in range(10) if not is_corner((r, c))])
     labels = [list(row) for row in spec.labels]
     for i, (r, c) in enumerate(apart):
         labels[r][c] = ("blue", "green", "red")[i % 3]
