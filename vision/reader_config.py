@@ -208,7 +208,7 @@ class ReaderConfig:
     """A chip's middle lies at least this far (fraction of the cell's smaller side) inside a region
     of that chroma: pips, indices and print strokes are narrower; a chip, 0.3 to 0.4 of the
     side in radius, is deeper, though the face a blurred frame shows of a small one (60 % of the
-    cell across), inside its rim and moulded ring, is only 0.22 to 0.25 deep. (At 0.24, a set of
+    cell across), inside its rim and moulded ring, is only 0.21 to 0.24 deep. (At 0.24, a set of
     independently rendered photographs lost four such chips of one frame a quarter of a cell
     off centre, read empty at 0.99.)"""
     off_centre_depth: float = 0.5
